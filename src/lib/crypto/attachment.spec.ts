@@ -1,0 +1,152 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { codeOf } from './errors';
+import { codeOfCall } from './test-support';
+import {
+	AttachmentDecryptor,
+	attachmentCiphertextLength,
+	buildAttachmentMeta,
+	decryptAttachment,
+	ENCRYPTED_CHUNK_SIZE,
+	encryptAttachment
+} from './attachment';
+import { CHUNK_SIZE, type AttachmentMeta } from './attachment-meta';
+import { initCrypto } from './sodium';
+
+beforeAll(() => initCrypto());
+
+const attachmentId = 'att_propertyTest01';
+const MAX_SIZE = 3 * CHUNK_SIZE;
+
+/** Random bytes from WebCrypto (libsodium's WASM randombytes draws 4 bytes per call: too slow for files). */
+function randomFile(size: number): Uint8Array {
+	const bytes = new Uint8Array(size);
+	for (let offset = 0; offset < size; offset += 65_536) crypto.getRandomValues(bytes.subarray(offset, offset + 65_536));
+	return bytes;
+}
+
+function encrypted(size: number) {
+	const plaintext = randomFile(size);
+	const encryption = encryptAttachment(plaintext, { attachmentId });
+	const meta = buildAttachmentMeta({ attachmentId, name: 'file.bin', mime: 'application/octet-stream', size, encryption });
+	return { plaintext, ciphertext: encryption.ciphertext, meta };
+}
+
+/** Splits `data` at the given cut points (sorted, deduplicated) into pieces. */
+function piecesAt(data: Uint8Array, cuts: number[]): Uint8Array[] {
+	const points = [...new Set(cuts.map((cut) => cut % (data.length + 1)))].sort((a, b) => a - b);
+	const pieces: Uint8Array[] = [];
+	let start = 0;
+	for (const point of [...points, data.length]) {
+		pieces.push(data.subarray(start, point));
+		start = point;
+	}
+	return pieces;
+}
+
+/** Streams `pieces` into a decryptor; returns the plaintext or the error code, and nothing partial. */
+function streamDecrypt(pieces: Uint8Array[], meta: AttachmentMeta): { plaintext?: Uint8Array; code?: string } {
+	const decryptor = new AttachmentDecryptor(meta);
+	try {
+		for (const piece of pieces) decryptor.push(piece);
+		return { plaintext: decryptor.finish() };
+	} catch (error) {
+		return { code: codeOf(error) };
+	}
+}
+
+const sizes = fc.oneof(
+	fc.constantFrom(0, 1, CHUNK_SIZE - 1, CHUNK_SIZE, CHUNK_SIZE + 1, 2 * CHUNK_SIZE, MAX_SIZE),
+	fc.integer({ min: 0, max: MAX_SIZE })
+);
+
+describe('attachments (contract 6.5)', () => {
+	it('ciphertext length is size + 16 per chunk, an empty file being one chunk', () => {
+		expect(attachmentCiphertextLength(0)).toBe(16);
+		expect(attachmentCiphertextLength(CHUNK_SIZE)).toBe(CHUNK_SIZE + 16);
+		expect(attachmentCiphertextLength(CHUNK_SIZE + 1)).toBe(CHUNK_SIZE + 33);
+		expect(attachmentCiphertextLength(26_214_400)).toBe(26_220_800);
+		expect(codeOfCall(() => attachmentCiphertextLength(26_214_401))).toBe('INVALID_INPUT');
+	});
+
+	it('round-trips 0 to 3 chunks fed to the streaming decryptor in random pieces', () => {
+		fc.assert(
+			fc.property(sizes, fc.array(fc.nat(), { maxLength: 12 }), (size, cuts) => {
+				const { plaintext, ciphertext, meta } = encrypted(size);
+				expect(ciphertext.length).toBe(attachmentCiphertextLength(size));
+				const result = streamDecrypt(piecesAt(ciphertext, cuts), meta);
+				expect(result.code).toBeUndefined();
+				expect(Buffer.compare(result.plaintext!, plaintext)).toBe(0); // toEqual walks 196 KB element by element
+			}),
+			{ numRuns: 40 }
+		);
+	});
+
+	it('any single changed byte is DECRYPT_FAILED with no output', () => {
+		fc.assert(
+			fc.property(sizes, fc.nat(), fc.integer({ min: 1, max: 255 }), fc.array(fc.nat(), { maxLength: 6 }), (size, where, mask, cuts) => {
+				const { ciphertext, meta } = encrypted(size);
+				const tampered = ciphertext.slice();
+				tampered[where % tampered.length] ^= mask;
+				expect(streamDecrypt(piecesAt(tampered, cuts), meta)).toEqual({ code: 'DECRYPT_FAILED' });
+			}),
+			{ numRuns: 40 }
+		);
+	});
+
+	it('truncation and extension are DECRYPT_FAILED with no output', () => {
+		fc.assert(
+			fc.property(sizes, fc.nat(), fc.integer({ min: 1, max: 70_000 }), (size, cut, extra) => {
+				const { ciphertext, meta } = encrypted(size);
+				const truncated = ciphertext.subarray(0, cut % ciphertext.length);
+				expect(streamDecrypt([truncated], meta)).toEqual({ code: 'DECRYPT_FAILED' });
+				const extended = new Uint8Array(ciphertext.length + extra);
+				extended.set(ciphertext);
+				expect(streamDecrypt([extended], meta)).toEqual({ code: 'DECRYPT_FAILED' });
+				expect(streamDecrypt([ciphertext, new Uint8Array(1)], meta)).toEqual({ code: 'DECRYPT_FAILED' });
+			}),
+			{ numRuns: 30 }
+		);
+	});
+
+	it('swapped chunks are DECRYPT_FAILED with no output', () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 2 * CHUNK_SIZE + 1, max: MAX_SIZE }), fc.constantFrom([0, 1], [1, 2], [0, 2]), (size, [a, b]) => {
+				const { ciphertext, meta } = encrypted(size);
+				const swapped = ciphertext.slice();
+				const chunk = (i: number) => ciphertext.subarray(i * ENCRYPTED_CHUNK_SIZE, (i + 1) * ENCRYPTED_CHUNK_SIZE);
+				if (b === 2 && chunk(2).length !== ENCRYPTED_CHUNK_SIZE) return; // the last chunk may be shorter
+				swapped.set(chunk(b), a * ENCRYPTED_CHUNK_SIZE);
+				swapped.set(chunk(a), b * ENCRYPTED_CHUNK_SIZE);
+				expect(streamDecrypt([swapped], meta)).toEqual({ code: 'DECRYPT_FAILED' });
+			}),
+			{ numRuns: 20 }
+		);
+	});
+
+	it('is bound to the attachment id, file key and digest of its meta', () => {
+		const { ciphertext, meta } = encrypted(1000);
+		const other = encrypted(1000).meta;
+		for (const changed of [
+			{ attachmentId: 'att_another0000001' },
+			{ key: other.key },
+			{ nonce: other.nonce },
+			{ digest: other.digest },
+			{ size: 999 }
+		]) {
+			expect(codeOfCall(() => decryptAttachment(ciphertext, { ...meta, ...changed }))).toBe('DECRYPT_FAILED');
+		}
+	});
+
+	it('a failed decryptor stays failed and wipes its partial plaintext', () => {
+		const { ciphertext, meta } = encrypted(2 * CHUNK_SIZE + 10);
+		const tampered = ciphertext.slice();
+		tampered[tampered.length - 1] ^= 1;
+		const decryptor = new AttachmentDecryptor(meta);
+		decryptor.push(tampered.subarray(0, 2 * ENCRYPTED_CHUNK_SIZE));
+		expect(codeOfCall(() => decryptor.push(tampered.subarray(2 * ENCRYPTED_CHUNK_SIZE)))).toBe('DECRYPT_FAILED');
+		expect(codeOfCall(() => decryptor.finish())).toBe('DECRYPT_FAILED');
+		const internal = (decryptor as unknown as { plaintext: Uint8Array }).plaintext;
+		expect(internal.every((byte) => byte === 0)).toBe(true);
+	});
+});

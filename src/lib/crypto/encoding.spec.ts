@@ -1,0 +1,93 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { codeOfCall } from './test-support';
+import { b64uDecode, b64uEncode, utf8Decode, utf8Encode, utf8Length } from './encoding';
+
+describe('strict unpadded base64url (contract 1.1)', () => {
+	it('round-trips any bytes, agreeing with Node', () => {
+		fc.assert(
+			fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+				const text = b64uEncode(bytes);
+				expect(text).toBe(Buffer.from(bytes).toString('base64url'));
+				expect(b64uDecode(text)).toEqual(bytes);
+			})
+		);
+	});
+
+	it('rejects =, whitespace, other alphabets and impossible lengths', () => {
+		fc.assert(
+			fc.property(
+				fc.uint8Array({ minLength: 1, maxLength: 60 }),
+				fc.constantFrom('=', ' ', '\n', '\r', '\t', '+', '/', '.', 'é', '\u0000'),
+				fc.nat(),
+				(bytes, intruder, where) => {
+					const text = b64uEncode(bytes);
+					const position = where % (text.length + 1);
+					const spoiled = text.slice(0, position) + intruder + text.slice(position);
+					expect(codeOfCall(() => b64uDecode(spoiled))).toBe('INVALID_INPUT');
+				}
+			)
+		);
+		expect(codeOfCall(() => b64uDecode('A'))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => b64uDecode('AAAAA'))).toBe('INVALID_INPUT');
+	});
+
+	it('rejects non-zero leftover bits, so every value has one spelling', () => {
+		const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+		fc.assert(
+			fc.property(
+				fc.uint8Array({ minLength: 1, maxLength: 40 }).filter((b) => b.length % 3 !== 0),
+				fc.integer({ min: 1, max: 15 }),
+				(bytes, bits) => {
+					const text = b64uEncode(bytes);
+					const spareBits = bytes.length % 3 === 1 ? 0b1111 : 0b11;
+					const last = alphabet.indexOf(text[text.length - 1]);
+					const altered = text.slice(0, -1) + alphabet[last | (bits & spareBits || 1)];
+					expect(codeOfCall(() => b64uDecode(altered))).toBe('INVALID_INPUT');
+				}
+			)
+		);
+		expect(b64uDecode('AA')).toEqual(new Uint8Array([0]));
+		expect(codeOfCall(() => b64uDecode('AB'))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => b64uDecode('AAB'))).toBe('INVALID_INPUT');
+	});
+
+	it('names the value that failed', () => {
+		expect(() => b64uDecode('a=', 'nonce')).toThrow(/^nonce is not base64url/);
+		expect(codeOfCall(() => b64uDecode(42 as unknown as string))).toBe('INVALID_INPUT');
+	});
+});
+
+describe('strict UTF-8 (contract 1.1)', () => {
+	it('round-trips well-formed strings and counts their bytes', () => {
+		fc.assert(
+			fc.property(fc.string({ unit: 'binary' }), (text) => {
+				const bytes = utf8Encode(text);
+				expect(utf8Length(text)).toBe(bytes.length);
+				expect(utf8Decode(bytes)).toBe(text);
+			})
+		);
+	});
+
+	it('keeps a leading byte order mark as text', () => {
+		expect(utf8Decode(new Uint8Array([0xef, 0xbb, 0xbf, 0x41]))).toBe('\ufeffA');
+	});
+
+	it('refuses overlong forms, surrogates and truncated sequences instead of replacing them', () => {
+		for (const bytes of [
+			[0xc0, 0xaf], // overlong "/"
+			[0xe0, 0x80, 0xaf], // overlong
+			[0xed, 0xa0, 0x80], // UTF-16 surrogate D800
+			[0xf4, 0x90, 0x80, 0x80], // above U+10FFFF
+			[0xe2, 0x82], // truncated
+			[0xff]
+		]) {
+			expect(codeOfCall(() => utf8Decode(new Uint8Array(bytes)))).toBe('INVALID_INPUT');
+		}
+	});
+
+	it('refuses to encode a lone surrogate', () => {
+		expect(codeOfCall(() => utf8Encode('a\ud800b'))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => utf8Encode('\udc00'))).toBe('INVALID_INPUT');
+	});
+});

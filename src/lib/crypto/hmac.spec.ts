@@ -1,0 +1,79 @@
+import { createHmac } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseSignatureHeader, signRequest, verifyWebhookSignature } from './hmac';
+import { initCrypto } from './sodium';
+import { codeOfCall } from './test-support';
+
+beforeAll(() => initCrypto());
+
+const hex = 'a'.repeat(64);
+
+describe('X-Service-Signature header parsing (contract 5.2 step 2)', () => {
+	it('trims spaces around keys and values and ignores unknown keys', () => {
+		expect(parseSignatureHeader(` t = 12 , v0=zz, v1 = ${hex} `)).toEqual({ t: 12, v1: hex });
+	});
+
+	it('distinguishes a missing header from a malformed one', () => {
+		expect(codeOfCall(() => parseSignatureHeader(null))).toBe('SIGNATURE_MISSING');
+		expect(codeOfCall(() => parseSignatureHeader(undefined))).toBe('SIGNATURE_MISSING');
+		for (const malformed of [
+			'',
+			't=1',
+			`v1=${hex}`,
+			`t=1,v1=${hex},t=2`,
+			`t=1;v1=${hex}`,
+			`t=-1,v1=${hex}`,
+			`t=1.5,v1=${hex}`,
+			`t=1,v1=${hex}0`,
+			`t=1,v1`
+		]) {
+			expect(
+				codeOfCall(() => parseSignatureHeader(malformed)),
+				malformed
+			).toBe('SIGNATURE_MALFORMED');
+		}
+	});
+});
+
+describe('webhook verification (contract 5.2)', () => {
+	const body = '{"id":"evt_1"}';
+	it('accepts the current or the previous secret, and nothing else', () => {
+		const { header } = signWebhook('whsec_old', 1000, body);
+		expect(() => verifyWebhookSignature({ secrets: ['whsec_new', 'whsec_old'], header, body, now: 1100 })).not.toThrow();
+		expect(codeOfCall(() => verifyWebhookSignature({ secrets: ['whsec_new'], header, body, now: 1100 }))).toBe('SIGNATURE_INVALID');
+	});
+
+	it('checks the window before the signature', () => {
+		const { header } = signWebhook('whsec_a', 1000, body);
+		expect(codeOfCall(() => verifyWebhookSignature({ secrets: ['whsec_b'], header, body, now: 1301 }))).toBe('SIGNATURE_EXPIRED');
+		expect(codeOfCall(() => verifyWebhookSignature({ secrets: ['whsec_a'], header, body, now: 699 }))).toBe('SIGNATURE_EXPIRED');
+		expect(() => verifyWebhookSignature({ secrets: ['whsec_a'], header, body, now: 1300 })).not.toThrow();
+	});
+
+	it('verifies the raw bytes, not a re-serialization', () => {
+		const { header } = signWebhook('whsec_a', 1000, body);
+		const reserialized = JSON.stringify(JSON.parse(body), null, 1);
+		expect(codeOfCall(() => verifyWebhookSignature({ secrets: ['whsec_a'], header, body: reserialized, now: 1000 }))).toBe(
+			'SIGNATURE_INVALID'
+		);
+		expect(() => verifyWebhookSignature({ secrets: ['whsec_a'], header, body: new TextEncoder().encode(body), now: 1000 })).not.toThrow();
+	});
+});
+
+describe('request signing (contract 5.1)', () => {
+	it('refuses a lowercase method and a path without leading slash', () => {
+		expect(codeOfCall(() => signRequest({ secret: 's', t: 1, method: 'get', pathAndQuery: '/v1', body: '' }))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => signRequest({ secret: 's', t: 1, method: 'GET', pathAndQuery: 'v1', body: '' }))).toBe('INVALID_INPUT');
+	});
+
+	it('signs bytes and text bodies alike', () => {
+		const text = signRequest({ secret: 's', t: 1, method: 'POST', pathAndQuery: '/v1/x', body: '{"a":"é"}' });
+		const bytes = signRequest({ secret: 's', t: 1, method: 'POST', pathAndQuery: '/v1/x', body: new TextEncoder().encode('{"a":"é"}') });
+		expect(bytes).toEqual(text);
+	});
+});
+
+/** A webhook signature made the way the service makes it: HMAC over `t + "." + rawBody`. */
+function signWebhook(secret: string, t: number, rawBody: string) {
+	return { header: `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex')}` };
+}

@@ -1,0 +1,104 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { codeOfCall } from './test-support';
+import { b64uDecode, b64uEncode } from './encoding';
+import { decryptMessage, encryptMessage, envelopeShapeProblem, newClientMessageId, pad, paddedLength, unpad } from './message';
+import { initCrypto } from './sodium';
+
+beforeAll(() => initCrypto());
+
+const key = new Uint8Array(32).fill(3);
+const context = { conversationId: 'conv_1', senderType: 'company' as const, clientMessageId: 'srv_1', keyVersion: 1, conversationKey: key };
+
+describe('padding (contract 6.5)', () => {
+	it('pads to the next multiple of 256', () => {
+		expect([0, 1, 255, 256, 511, 512, 65_536].map(paddedLength)).toEqual([256, 256, 256, 512, 512, 768, 65_792]);
+	});
+
+	it('round-trips any length and always adds the 0x80 marker', () => {
+		fc.assert(
+			fc.property(fc.uint8Array({ maxLength: 1500 }), (bytes) => {
+				const padded = pad(bytes);
+				expect(padded.length).toBe(paddedLength(bytes.length));
+				expect(padded[bytes.length]).toBe(0x80);
+				expect(unpad(padded)).toEqual(bytes);
+			})
+		);
+	});
+
+	it('refuses padding without marker, with a wrong marker, or longer than a block', () => {
+		expect(codeOfCall(() => unpad(new Uint8Array(256)))).toBe('BAD_PADDING');
+		const wrongMarker = new Uint8Array(256);
+		wrongMarker[10] = 0x81;
+		expect(codeOfCall(() => unpad(wrongMarker))).toBe('BAD_PADDING');
+		const tooLong = new Uint8Array(512);
+		tooLong[100] = 0x80;
+		expect(codeOfCall(() => unpad(tooLong))).toBe('BAD_PADDING');
+	});
+});
+
+describe('messages (contract 6.2, 6.5)', () => {
+	it('round-trip any text up to the limit, with a fresh nonce each time', () => {
+		fc.assert(
+			fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (text) => {
+				const first = encryptMessage({ ...context, text });
+				const second = encryptMessage({ ...context, text });
+				expect(first.nonce).not.toBe(second.nonce);
+				expect(decryptMessage(first, context)).toBe(text);
+				expect(envelopeShapeProblem(first)).toBeNull();
+			}),
+			{ numRuns: 50 }
+		);
+	});
+
+	it('refuses text over 65,536 UTF-8 bytes and lone surrogates', () => {
+		expect(() => encryptMessage({ ...context, text: 'a'.repeat(65_536) })).not.toThrow();
+		expect(codeOfCall(() => encryptMessage({ ...context, text: 'a'.repeat(65_537) }))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => encryptMessage({ ...context, text: 'é'.repeat(32_769) }))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => encryptMessage({ ...context, text: '\ud800' }))).toBe('INVALID_INPUT');
+	});
+
+	it('any single flipped byte of the ciphertext is DECRYPT_FAILED', () => {
+		const envelope = encryptMessage({ ...context, text: 'hello' });
+		const ciphertext = b64uDecode(envelope.ciphertext);
+		fc.assert(
+			fc.property(fc.nat({ max: ciphertext.length - 1 }), fc.integer({ min: 1, max: 255 }), (offset, mask) => {
+				const tampered = ciphertext.slice();
+				tampered[offset] ^= mask;
+				expect(codeOfCall(() => decryptMessage({ ...envelope, ciphertext: b64uEncode(tampered) }, context))).toBe('DECRYPT_FAILED');
+			}),
+			{ numRuns: 100 }
+		);
+	});
+
+	it('a ciphertext longer than the longest text can make is an impossible length', () => {
+		const envelope = encryptMessage({ ...context, text: 'x'.repeat(65_536) });
+		expect(b64uDecode(envelope.ciphertext).length).toBe(65_808);
+		expect(decryptMessage(envelope, context)).toHaveLength(65_536);
+		const longer = b64uEncode(new Uint8Array(65_808 + 256));
+		expect(codeOfCall(() => decryptMessage({ ...envelope, ciphertext: longer }, context))).toBe('DECRYPT_FAILED');
+	});
+
+	it('is bound to its conversation, sender type and key', () => {
+		const envelope = encryptMessage({ ...context, text: 'hello' });
+		expect(codeOfCall(() => decryptMessage(envelope, { ...context, conversationId: 'conv_2' }))).toBe('DECRYPT_FAILED');
+		expect(codeOfCall(() => decryptMessage(envelope, { ...context, senderType: 'user' }))).toBe('DECRYPT_FAILED');
+		expect(codeOfCall(() => decryptMessage(envelope, { ...context, conversationKey: new Uint8Array(32) }))).toBe('DECRYPT_FAILED');
+		expect(codeOfCall(() => decryptMessage(envelope, { ...context, conversationId: 'conv 2' }))).toBe('INVALID_INPUT');
+	});
+
+	it('makes srv_ ids of 16 random bytes', () => {
+		const id = newClientMessageId();
+		expect(id).toMatch(/^srv_[A-Za-z0-9_-]{22}$/);
+		expect(newClientMessageId()).not.toBe(id);
+	});
+
+	it('names the shape problem a service would reject (contract 4.2)', () => {
+		const envelope = encryptMessage({ ...context, text: 'hello' });
+		expect(envelopeShapeProblem({ ...envelope, nonce: b64uEncode(new Uint8Array(23)) })).toMatch(/nonce must be 24 bytes, got 23/);
+		expect(envelopeShapeProblem({ ...envelope, ciphertext: b64uEncode(new Uint8Array(256)) })).toMatch(/at least 272/);
+		expect(envelopeShapeProblem({ ...envelope, ciphertext: b64uEncode(new Uint8Array(273)) })).toMatch(/multiple of 256/);
+		expect(envelopeShapeProblem({ ...envelope, ciphertext: b64uEncode(new Uint8Array(67_600)) })).toMatch(/at most 67584/);
+		expect(envelopeShapeProblem({ ...envelope, v: '1' })).toMatch(/v must be 1/);
+	});
+});

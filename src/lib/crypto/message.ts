@@ -1,0 +1,220 @@
+/**
+ * Message envelopes `sc1` (contract 2.5, 4.2, 6.2, 6.5): the AD string, ISO/IEC 7816-4 padding to
+ * 256-byte blocks, encryption with XChaCha20-Poly1305 IETF, and decryption whose order of checks
+ * decides the error code.
+ */
+import { fail } from './errors';
+import { b64uDecode, b64uEncode, utf8Decode, utf8Encode } from './encoding';
+import { DOMAIN, KEY_BYTES, NONCE_BYTES, isIntegerIn, isId, MAX_KEY_VERSION, requireBytes, requireId, requireKeyVersion } from './rules';
+import { allocateHeapRegions, rawSodium, sodium, type HeapRegions } from './sodium';
+
+export type SenderType = 'user' | 'company';
+
+export interface Envelope {
+	v: 1;
+	scheme: 'sc1';
+	keyVersion: number;
+	clientMessageId: string;
+	nonce: string;
+	ciphertext: string;
+}
+
+export const PADDING_BLOCK = 256;
+export const MAX_MESSAGE_TEXT_BYTES = 65_536;
+export const MIN_CIPHERTEXT_BYTES = 272;
+/** "at most 66 KB" of decoded ciphertext, read as 66 × 1024 (docs/contract-gaps.md §5). */
+export const MAX_CIPHERTEXT_BYTES = 66 * 1024;
+const TAG_BYTES = 16;
+/** The longest ciphertext a sender may produce: 65,536 bytes of text, padded, plus the tag. */
+export const MAX_MESSAGE_CIPHERTEXT_BYTES = 65_536 + PADDING_BLOCK + TAG_BYTES;
+/** Longest AD: the domain, two ids of 128 characters, a sender type and a key version. */
+const MAX_AD_BYTES = 320;
+
+export interface MessageContext {
+	conversationId: string;
+	senderType: SenderType;
+	clientMessageId: string;
+	keyVersion: number;
+}
+
+function requireSenderType(value: unknown): SenderType {
+	if (value !== 'user' && value !== 'company') fail('INVALID_INPUT', 'senderType must be user or company');
+	return value;
+}
+
+/** `"Service|v1|msg|" + conversationId + "|" + senderType + "|" + clientMessageId + "|" + keyVersion`. */
+export function messageAd(context: MessageContext): string {
+	const conversationId = requireId(context.conversationId, 'conversationId');
+	const senderType = requireSenderType(context.senderType);
+	const clientMessageId = requireId(context.clientMessageId, 'clientMessageId');
+	const keyVersion = requireKeyVersion(context.keyVersion);
+	return `${DOMAIN}|msg|${conversationId}|${senderType}|${clientMessageId}|${keyVersion}`;
+}
+
+/** `ceil((n + 1) / 256) * 256`: 0 → 256, 255 → 256, 256 → 512. */
+export function paddedLength(textBytes: number): number {
+	return Math.ceil((textBytes + 1) / PADDING_BLOCK) * PADDING_BLOCK;
+}
+
+/** `bytes ‖ 0x80 ‖ 0x00…` up to the next multiple of 256. */
+export function pad(bytes: Uint8Array): Uint8Array {
+	const padded = new Uint8Array(paddedLength(bytes.length));
+	padded.set(bytes);
+	padded[bytes.length] = 0x80;
+	return padded;
+}
+
+/** Removes ISO/IEC 7816-4 padding of at most one block; anything else is `BAD_PADDING`. */
+export function unpad(padded: Uint8Array): Uint8Array {
+	if (padded.length === 0 || padded.length % PADDING_BLOCK !== 0) fail('BAD_PADDING', 'padded length is not a multiple of 256');
+	let marker = padded.length - 1;
+	while (marker >= 0 && padded[marker] === 0x00) marker--;
+	if (marker < 0 || padded[marker] !== 0x80) fail('BAD_PADDING', 'padding has no 0x80 marker');
+	if (padded.length - marker > PADDING_BLOCK) fail('BAD_PADDING', 'padding is longer than 256 bytes');
+	return padded.subarray(0, marker);
+}
+
+/** `srv_` + b64u of 16 random bytes (contract 4.2). */
+export function newClientMessageId(prefix = 'srv_'): string {
+	return prefix + b64uEncode(sodium().randombytes_buf(16));
+}
+
+export interface EncryptMessageInput extends MessageContext {
+	text: string;
+	conversationKey: Uint8Array;
+	/** Only for conformance vectors; otherwise a fresh random nonce is drawn. */
+	nonce?: Uint8Array;
+}
+
+/** Builds an `sc1` envelope (contract 6.5). Text is at most 65,536 UTF-8 bytes. */
+export function encryptMessage(input: EncryptMessageInput): Envelope {
+	const ad = messageAd(input);
+	requireBytes(input.conversationKey, KEY_BYTES, 'conversation key');
+	const text = utf8Encode(input.text, 'message text');
+	if (text.length > MAX_MESSAGE_TEXT_BYTES) {
+		fail('INVALID_INPUT', `message text must be at most ${MAX_MESSAGE_TEXT_BYTES} UTF-8 bytes, got ${text.length}`);
+	}
+	const nonce = input.nonce ?? sodium().randombytes_buf(NONCE_BYTES);
+	requireBytes(nonce, NONCE_BYTES, 'nonce');
+	const padded = pad(text);
+	const ciphertext = sodium().crypto_aead_xchacha20poly1305_ietf_encrypt(padded, ad, null, nonce, input.conversationKey);
+	padded.fill(0);
+	return {
+		v: 1,
+		scheme: 'sc1',
+		keyVersion: input.keyVersion,
+		clientMessageId: input.clientMessageId,
+		nonce: b64uEncode(nonce),
+		ciphertext: b64uEncode(ciphertext)
+	};
+}
+
+export interface DecryptMessageContext {
+	conversationKey: Uint8Array;
+	/** From the event or the request, never from the envelope. */
+	conversationId: string;
+	/** `user` in a webhook; the history item's own `senderType` in message history. */
+	senderType: SenderType;
+}
+
+/** Decrypts an envelope with the exact order of checks of contract 6.2. */
+export function decryptMessage(envelope: unknown, context: DecryptMessageContext): string {
+	const candidate = (envelope ?? {}) as Record<string, unknown>;
+	// 1. version
+	if (candidate.v !== 1 || candidate.scheme !== 'sc1') fail('UNSUPPORTED_VERSION', 'envelope must be v 1, scheme sc1');
+	// 2. AD from the context and the validated envelope fields
+	const ad = messageAd({
+		conversationId: context.conversationId,
+		senderType: context.senderType,
+		clientMessageId: candidate.clientMessageId as string,
+		keyVersion: candidate.keyVersion as number
+	});
+	// 3. nonce
+	const nonce = b64uDecode(candidate.nonce, 'nonce');
+	if (nonce.length !== NONCE_BYTES) fail('INVALID_INPUT', `nonce must be ${NONCE_BYTES} bytes, got ${nonce.length}`);
+	// 4. ciphertext length
+	const ciphertext = b64uDecode(candidate.ciphertext, 'ciphertext');
+	if (
+		ciphertext.length < MIN_CIPHERTEXT_BYTES ||
+		(ciphertext.length - TAG_BYTES) % PADDING_BLOCK !== 0 ||
+		ciphertext.length > MAX_MESSAGE_CIPHERTEXT_BYTES
+	) {
+		fail('DECRYPT_FAILED', `impossible ciphertext length ${ciphertext.length}`);
+	}
+	requireBytes(context.conversationKey, KEY_BYTES, 'conversation key');
+	// 5.–7. authentication, padding, strict UTF-8
+	return openMessage(ciphertext, ad, nonce, context.conversationKey);
+}
+
+let workspace: HeapRegions<'key' | 'nonce' | 'ad' | 'ciphertext' | 'padded'> | undefined;
+
+/**
+ * Decrypts in buffers kept in libsodium's WASM heap for the life of the page: a history page of a
+ * thousand envelopes then costs no allocation per message. The key and the plaintext are wiped from
+ * the heap before returning.
+ */
+function openMessage(ciphertext: Uint8Array, ad: string, nonce: Uint8Array, conversationKey: Uint8Array): string {
+	workspace ??= allocateHeapRegions({
+		key: KEY_BYTES,
+		nonce: NONCE_BYTES,
+		ad: MAX_AD_BYTES,
+		ciphertext: MAX_MESSAGE_CIPHERTEXT_BYTES,
+		padded: MAX_MESSAGE_CIPHERTEXT_BYTES
+	});
+	const at = workspace.at;
+	const lib = rawSodium();
+	const heap = lib.HEAPU8;
+	heap.set(conversationKey, at.key);
+	heap.set(nonce, at.nonce);
+	heap.set(ciphertext, at.ciphertext);
+	// The AD is ASCII: the domain, ids matching the id rule, a sender type and digits.
+	for (let i = 0; i < ad.length; i++) heap[at.ad + i] = ad.charCodeAt(i);
+	const paddedLength = ciphertext.length - TAG_BYTES;
+	try {
+		const result = lib._crypto_aead_xchacha20poly1305_ietf_decrypt(
+			at.padded,
+			0,
+			0,
+			at.ciphertext,
+			ciphertext.length,
+			0,
+			at.ad,
+			ad.length,
+			0,
+			at.nonce,
+			at.key
+		);
+		if (result !== 0) fail('DECRYPT_FAILED', 'the message does not authenticate');
+		return utf8Decode(unpad(heap.subarray(at.padded, at.padded + paddedLength)), 'message text');
+	} finally {
+		heap.fill(0, at.key, at.key + KEY_BYTES);
+		heap.fill(0, at.padded, at.padded + paddedLength);
+	}
+}
+
+/**
+ * The shape checks a service may make without the key (contract 4.2 rule 3), or null when the
+ * envelope is well-formed. Used by the simulator and before sending.
+ */
+export function envelopeShapeProblem(envelope: unknown): string | null {
+	if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) return 'encryption must be an object';
+	const candidate = envelope as Record<string, unknown>;
+	if (candidate.v !== 1) return 'v must be 1';
+	if (candidate.scheme !== 'sc1') return 'scheme must be sc1';
+	if (!isIntegerIn(candidate.keyVersion, 1, MAX_KEY_VERSION)) return 'keyVersion must be an integer from 1 to 2^31-1';
+	if (!isId(candidate.clientMessageId)) return 'clientMessageId must match ^[A-Za-z0-9_-]{1,128}$';
+	let nonce: Uint8Array;
+	let ciphertext: Uint8Array;
+	try {
+		nonce = b64uDecode(candidate.nonce, 'nonce');
+		ciphertext = b64uDecode(candidate.ciphertext, 'ciphertext');
+	} catch (error) {
+		return (error as Error).message;
+	}
+	if (nonce.length !== NONCE_BYTES) return `nonce must be ${NONCE_BYTES} bytes, got ${nonce.length}`;
+	if (ciphertext.length < MIN_CIPHERTEXT_BYTES)
+		return `ciphertext must be at least ${MIN_CIPHERTEXT_BYTES} bytes, got ${ciphertext.length}`;
+	if ((ciphertext.length - TAG_BYTES) % PADDING_BLOCK !== 0) return 'ciphertext length minus 16 must be a multiple of 256';
+	if (ciphertext.length > MAX_CIPHERTEXT_BYTES) return `ciphertext must be at most ${MAX_CIPHERTEXT_BYTES} bytes, got ${ciphertext.length}`;
+	return null;
+}

@@ -1,0 +1,11 @@
+/** Shared by the core's specs: the code of a call's ContractError, or 'no error'. */
+import { codeOf } from './errors';
+
+export function codeOfCall(call: () => unknown): string | undefined {
+	try {
+		call();
+	} catch (error) {
+		return codeOf(error) ?? `not a ContractError: ${String(error)}`;
+	}
+	return 'no error';
+}

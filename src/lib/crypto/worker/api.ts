@@ -1,0 +1,197 @@
+/**
+ * The crypto worker's API (issue 3 §1–2): the key store and every secret operation of the browser
+ * half of the contract (6.1 wraps, 6.2/6.5 messages and attachments, 6.6/6.7 signatures). Secrets
+ * stay here; the page gets handles, public values, texts, envelopes and transferred bytes.
+ */
+import { checkEd25519SecretKey, parseKeyFile } from '../keys';
+import { fail } from '../errors';
+import type { RosterInput } from '../roster';
+import { initCrypto } from '../sodium';
+import { requireId } from '../rules';
+import type { RotationText } from '../vectors/implementation';
+import { backupFileName, formatBackup } from '../../keystore/backup';
+import { KeyStore, type OpenedKey } from '../../keystore/keystore';
+import { KEYSTORE_DATABASE, type KeyKind } from '../../keystore/schema';
+import { AttachmentDownloads } from './attachment-download';
+import { encryptFile } from './attachment-upload';
+import { workerConformance } from './conformance';
+import { decryptHistory, encryptReply } from './messages';
+import { failureOutcome } from './outcome';
+import { KeySession, type HeldKey } from './session';
+import { signRosterStatement, signRotationStatement } from './signing';
+import type {
+	AttachmentDetails,
+	DecryptedAttachment,
+	DecryptedItem,
+	EncryptedAttachment,
+	HistoryItem,
+	KeyBackupFile,
+	KeyStoreStatus,
+	OpenedConversation,
+	Outcome,
+	ProgressCallback,
+	SignedStatement,
+	UnlockedKey
+} from './types';
+import type { Envelope } from '../message';
+import type { Wrap } from '../wrap';
+
+/** A File or Blob is read here, so a key file's bytes never sit in page memory; text is accepted too. */
+async function readText(input: Blob | string, what: string): Promise<string> {
+	if (typeof input === 'string') return input;
+	if (input instanceof Blob) return input.text();
+	return fail('INVALID_INPUT', `${what} must be a File, a Blob or text`);
+}
+
+function unlocked(key: HeldKey): UnlockedKey {
+	return { ...key.info, handle: key.handle };
+}
+
+export function createWorkerApi() {
+	const ready = initCrypto();
+	const session = new KeySession();
+	const downloads = new AttachmentDownloads();
+	let store = new KeyStore();
+
+	/** Runs after libsodium is loaded; every method goes through here. */
+	const run = async <T>(operation: () => T | Promise<T>): Promise<T> => {
+		await ready;
+		return operation();
+	};
+	const hold = (opened: OpenedKey) => unlocked(session.hold(opened));
+
+	return {
+		/** Resolves once libsodium is loaded. */
+		ready: () => run(() => true as const),
+
+		/**
+		 * Uses the key store of one account (`inbox-keystore:<accountId>`), or the default one with
+		 * null; locks everything first.
+		 */
+		selectAccount: (accountId: string | null) =>
+			run(async () => {
+				const name = accountId === null ? KEYSTORE_DATABASE : `${KEYSTORE_DATABASE}:${requireId(accountId, 'accountId')}`;
+				session.lock();
+				downloads.abortAll();
+				await store.close();
+				store = new KeyStore(name);
+			}),
+
+		/** What is stored here (public values) and what is unlocked in this worker. */
+		status: () =>
+			run(async (): Promise<KeyStoreStatus> => {
+				const [agent, signing] = await Promise.all([store.info('agent'), store.info('signing')]);
+				return {
+					agent: agent && { ...agent, unlocked: session.isUnlocked('agent') },
+					signing: signing && { ...signing, unlocked: session.isUnlocked('signing') }
+				};
+			}),
+
+		/** Generates and stores the agent's X25519 key pair and `agentKeyId`; returns it unlocked. */
+		createAgentKey: (passphrase: string) => run(async () => hold(await store.createAgentKey(passphrase))),
+
+		/**
+		 * Imports the admin's `signing.key` (64 bytes, libsodium layout) after checking it against the
+		 * expected `signing.pub` the page got from the server; refuses a mismatch with `INVALID_INPUT`.
+		 */
+		importSigningKey: (input: { signingKey: Blob | string; expectedPublicKey: Blob | string; passphrase: string; replace?: boolean }) =>
+			run(async () => {
+				if (typeof input !== 'object' || input === null)
+					fail('INVALID_INPUT', 'the signing key import needs signingKey, expectedPublicKey and passphrase');
+				const expected = parseKeyFile(await readText(input.expectedPublicKey, 'signing.pub'), 32, 'signing.pub');
+				const secretKey = parseKeyFile(await readText(input.signingKey, 'signing.key'), 64, 'signing.key');
+				try {
+					checkEd25519SecretKey(secretKey, expected);
+					return hold(await store.storeSigningKey(secretKey, input.passphrase, { replace: input.replace }));
+				} finally {
+					secretKey.fill(0);
+				}
+			}),
+
+		/** Opens a stored key with its passphrase (`WRONG_PASSPHRASE` changes nothing). */
+		unlock: (kind: KeyKind, passphrase: string) => run(async () => hold(await store.unlock(kind, passphrase))),
+
+		/** Wipes every secret, conversation key and running attachment decryption; every handle becomes invalid. */
+		lock: () =>
+			run(() => {
+				session.lock();
+				downloads.abortAll();
+			}),
+
+		/** Re-seals a stored key under a new passphrase, atomically. */
+		changePassphrase: (kind: KeyKind, oldPassphrase: string, newPassphrase: string) =>
+			run(() => store.changePassphrase(kind, oldPassphrase, newPassphrase)),
+
+		/** The encrypted backup file of a stored key; its passphrase is the key's current one. */
+		exportBackup: (kind: KeyKind, passphrase: string) =>
+			run(async (): Promise<KeyBackupFile> => {
+				const backup = await store.exportBackup(kind, passphrase);
+				return { fileName: backupFileName(backup), text: formatBackup(backup) };
+			}),
+
+		/** Restores a backup file into this browser and unlocks it. */
+		importBackup: (backup: Blob | string, passphrase: string, options: { replace?: boolean } = {}) =>
+			run(async () => hold(await store.importBackup(await readText(backup, 'backup'), passphrase, options))),
+
+		/** Deletes a stored key and wipes it (and, for the agent key, every conversation key) from memory. */
+		deleteKey: (kind: KeyKind) =>
+			run(async () => {
+				const existed = await store.delete(kind);
+				session.forget(kind);
+				return existed;
+			}),
+
+		/** Opens a wrap sealed for the agent (contract 6.1) and caches K; K never leaves the worker. */
+		openConversationKey: (handle: string, conversationId: string, wrap: Wrap) =>
+			run((): OpenedConversation => session.openConversationKey(handle, conversationId, wrap)),
+
+		/** Opens many wraps in one call (a conversation list); each gives its keyVersion or its error code. */
+		openConversationKeys: (handle: string, wraps: ReadonlyArray<{ conversationId: string; wrap: Wrap }>) =>
+			run((): Array<Outcome<OpenedConversation>> => {
+				session.require(handle, 'agent');
+				if (!Array.isArray(wraps)) fail('INVALID_INPUT', 'wraps must be a list');
+				return wraps.map((item) => {
+					try {
+						return { ok: true, ...session.openConversationKey(handle, item?.conversationId, item?.wrap) };
+					} catch (error) {
+						return failureOutcome(error);
+					}
+				});
+			}),
+
+		/** Decrypts a page of history in one round trip; each item gives its text or its own error code. */
+		decryptHistory: (conversationId: string, items: HistoryItem[]) =>
+			run((): DecryptedItem[] => decryptHistory(session, conversationId, items)),
+
+		/** Encrypts a reply as the company (contract 4.2); retries must resend this same envelope. */
+		encryptReply: (conversationId: string, text: string, keyVersion: number) =>
+			run((): Envelope => encryptReply(session, conversationId, text, keyVersion)),
+
+		/** Encrypts a file for upload (contract 4.3 step 2); the ciphertext comes back transferred. */
+		encryptAttachment: (file: Blob, details: AttachmentDetails, onProgress?: ProgressCallback) =>
+			run((): Promise<EncryptedAttachment> => encryptFile(file, details, onProgress)),
+
+		/**
+		 * Streamed attachment decryption (contract 4.4 step 4, 6.5), driven by the client's
+		 * `decryptAttachmentStream`: begin with the meta, push the download's pieces in order as
+		 * transferred buffers (each comes back for reuse), then finish to get the checked Blob.
+		 */
+		beginAttachmentDecryption: (meta: unknown, ciphertextSize?: number) => run(() => downloads.begin(meta, ciphertextSize)),
+		pushAttachmentPiece: (id: string, piece: Uint8Array) => run(() => downloads.push(id, piece)),
+		finishAttachmentDecryption: (id: string) => run((): DecryptedAttachment => downloads.finish(id)),
+		abortAttachmentDecryption: (id: string, reason?: string) => run(() => downloads.abort(id, reason)),
+
+		/** Signs the agent roster statement (contract 6.7) with the signing key behind `handle`. */
+		signRoster: (handle: string, roster: RosterInput) =>
+			run((): SignedStatement => signRosterStatement(session.require(handle, 'signing'), roster)),
+
+		/** Signs the company key rotation statement (contract 6.6) with the signing key behind `handle`. */
+		signRotation: (handle: string, rotation: RotationText) =>
+			run((): SignedStatement => signRotationStatement(session.require(handle, 'signing'), rotation)),
+
+		/** The vectors' interface backed by the core (contract 9.1), for the runner on the page. */
+		conformance: workerConformance()
+	};
+}
+
+export type CryptoWorkerApi = ReturnType<typeof createWorkerApi>;

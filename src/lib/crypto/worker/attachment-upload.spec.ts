@@ -1,0 +1,68 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { attachmentCiphertextLength, decryptAttachment } from '../attachment';
+import { ContractError } from '../errors';
+import { initCrypto } from '../sodium';
+import { attachmentPattern } from '../vectors/runner';
+import { encryptFile } from './attachment-upload';
+import type { Progress } from './types';
+
+beforeAll(async () => {
+	await initCrypto();
+});
+
+async function codeOfCall(operation: () => Promise<unknown>) {
+	try {
+		await operation();
+	} catch (error) {
+		return error instanceof ContractError ? error.code : 'not a ContractError';
+	}
+	return 'no error';
+}
+
+describe('attachment encryption in the worker', () => {
+	it('encrypts a File with progress into an ArrayBuffer of the exact length, with a meta the receiver accepts', async () => {
+		const plaintext = attachmentPattern(1_000_000);
+		const seen: Progress[] = [];
+		const file = new File([plaintext as Uint8Array<ArrayBuffer>], 'scan.PDF', { type: 'application/PDF; charset=binary' });
+		const { ciphertext, meta } = await encryptFile(file, { attachmentId: 'att_uploadSpec0001', caption: 'the scan' }, (p) => seen.push(p));
+		expect(ciphertext).toBeInstanceOf(ArrayBuffer);
+		expect(ciphertext.byteLength).toBe(attachmentCiphertextLength(plaintext.length));
+		expect(meta).toMatchObject({
+			attachmentId: 'att_uploadSpec0001',
+			name: 'scan.PDF',
+			mime: 'application/pdf',
+			size: 1_000_000,
+			caption: 'the scan'
+		});
+		expect(Buffer.compare(decryptAttachment(new Uint8Array(ciphertext), meta), plaintext)).toBe(0);
+		expect(seen.length).toBeGreaterThanOrEqual(3);
+		expect(seen.at(-1)).toEqual({ done: 1_000_000, total: 1_000_000 });
+	});
+
+	it('each file gets its own key and nonce base', async () => {
+		const file = new Blob([new Uint8Array(10)]);
+		const first = await encryptFile(file, { attachmentId: 'att_uploadSpec0002', name: 'a' });
+		const second = await encryptFile(file, { attachmentId: 'att_uploadSpec0002', name: 'a' });
+		expect(first.meta.key).not.toBe(second.meta.key);
+		expect(first.meta.nonce).not.toBe(second.meta.nonce);
+		expect(first.meta.mime).toBe('application/octet-stream');
+	});
+
+	it('refuses a bad name, id or mime before reading the file', async () => {
+		const seen: Progress[] = [];
+		const file = new File([new Uint8Array(100)], 'ok.txt');
+		expect(await codeOfCall(() => encryptFile(file, { attachmentId: 'att_uploadSpec0003', name: 'a/b' }, (p) => seen.push(p)))).toBe(
+			'INVALID_INPUT'
+		);
+		expect(await codeOfCall(() => encryptFile(file, { attachmentId: 'att_short' }))).toBe('INVALID_INPUT');
+		expect(await codeOfCall(() => encryptFile(file, { attachmentId: 'att_uploadSpec0003', mime: 'Text/Plain' }))).toBe('INVALID_INPUT');
+		expect(await codeOfCall(() => encryptFile('text' as never, { attachmentId: 'att_uploadSpec0003' }))).toBe('INVALID_INPUT');
+		expect(seen).toEqual([]);
+	});
+
+	it('a Blob without a name needs one', async () => {
+		expect(await codeOfCall(() => encryptFile(new Blob([new Uint8Array(1)]), { attachmentId: 'att_uploadSpec0004' }))).toBe(
+			'INVALID_INPUT'
+		);
+	});
+});

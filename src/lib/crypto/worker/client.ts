@@ -1,0 +1,221 @@
+/**
+ * The page's side of the crypto worker (issue 3 §1): starts the module worker, wraps it with comlink
+ * and offers typed calls. Streams and ciphertexts are transferred, progress callbacks proxied, and a
+ * `ContractError` thrown in the worker arrives here as a `ContractError` with its code.
+ */
+import { proxy, transfer, wrap, type Remote } from 'comlink';
+import { ContractError } from '../errors';
+import type { ConformanceImplementation } from '../vectors/implementation';
+import type { CryptoWorkerApi } from './api';
+import { ProgressReporter } from './progress';
+import { pumpPieces } from './stream-pump';
+import { installTransferHandlers } from './transfer';
+import type {
+	AttachmentDetails,
+	DecryptedAttachment,
+	DecryptedItem,
+	EncryptedAttachment,
+	Envelope,
+	HistoryItem,
+	KeyBackupFile,
+	KeyInfo,
+	KeyKind,
+	KeyStoreStatus,
+	OpenedConversation,
+	Outcome,
+	ProgressCallback,
+	RosterInput,
+	RotationText,
+	SignedStatement,
+	UnlockedKey,
+	Wrap
+} from './types';
+
+export type * from './types';
+
+/** The body of a download; an HTTP error is `DECRYPT_FAILED` carrying the status. */
+function bodyOf(source: Response | ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+	if (!(source instanceof Response)) return source;
+	if (!source.ok || !source.body) {
+		void source.body?.cancel().catch(() => undefined);
+		throw new ContractError('DECRYPT_FAILED', `the attachment download failed with HTTP ${source.status}`, source.status);
+	}
+	return source.body;
+}
+
+export interface CryptoWorkerOptions {
+	/** Keeps this account's keys in their own database (`inbox-keystore:<accountId>`). */
+	accountId?: string;
+}
+
+export class CryptoWorkerClient {
+	private readonly worker: Worker;
+	private readonly remote: Remote<CryptoWorkerApi>;
+	private readonly stopped: Promise<never>;
+	private stop!: (reason: Error) => void;
+	private readonly selected: Promise<void>;
+	/** The vectors' interface (contract 9.1) served by the worker, for the shared conformance runner. */
+	readonly conformance: ConformanceImplementation;
+
+	constructor(options: CryptoWorkerOptions = {}) {
+		installTransferHandlers();
+		this.worker = new Worker(new URL('./entry.ts', import.meta.url), { type: 'module', name: 'inbox-crypto' });
+		this.remote = wrap<CryptoWorkerApi>(this.worker);
+		this.conformance = this.remote.conformance as unknown as ConformanceImplementation;
+		this.stopped = new Promise<never>((_, reject) => (this.stop = reject));
+		this.stopped.catch(() => undefined);
+		this.worker.addEventListener('error', (event) => {
+			const detail = event instanceof ErrorEvent && event.message ? event.message : 'its script could not be loaded';
+			this.stop(new Error(`the crypto worker failed: ${detail}`));
+		});
+		// Every call waits for the account's store: a refused account id fails them all, never falls back.
+		this.selected = options.accountId === undefined ? Promise.resolve() : this.remote.selectAccount(options.accountId);
+		this.selected.catch(() => undefined);
+	}
+
+	/** Runs a call after the account is selected; fails instead of hanging when the worker dies or is terminated. */
+	private async call<T>(operation: () => Promise<T>): Promise<T> {
+		await Promise.race([this.selected, this.stopped]);
+		return Promise.race([operation(), this.stopped]);
+	}
+
+	/** Resolves once the worker has loaded libsodium. */
+	async ready(): Promise<void> {
+		await this.call(() => this.remote.ready());
+	}
+
+	/** Switches to another account's key store (null: the default one); locks everything first. */
+	selectAccount(accountId: string | null): Promise<void> {
+		return Promise.race([this.remote.selectAccount(accountId), this.stopped]);
+	}
+
+	status(): Promise<KeyStoreStatus> {
+		return this.call(() => this.remote.status());
+	}
+
+	/** New agent X25519 key pair and `agentKeyId`, stored under `passphrase` (at least 8 characters). */
+	createAgentKey(passphrase: string): Promise<UnlockedKey> {
+		return this.call(() => this.remote.createAgentKey(passphrase));
+	}
+
+	/**
+	 * Imports the admin's `signing.key`; pass the File itself so its bytes are read in the worker,
+	 * never in the page. `expectedPublicKey` is the `signing.pub` the server knows (text or File).
+	 */
+	importSigningKey(input: {
+		signingKey: Blob | string;
+		expectedPublicKey: Blob | string;
+		passphrase: string;
+		replace?: boolean;
+	}): Promise<UnlockedKey> {
+		return this.call(() => this.remote.importSigningKey(input));
+	}
+
+	unlock(kind: KeyKind, passphrase: string): Promise<UnlockedKey> {
+		return this.call(() => this.remote.unlock(kind, passphrase));
+	}
+
+	/** Wipes every secret and conversation key in the worker; handles become invalid (`LOCKED`). */
+	lock(): Promise<void> {
+		return this.call(() => this.remote.lock());
+	}
+
+	changePassphrase(kind: KeyKind, oldPassphrase: string, newPassphrase: string): Promise<KeyInfo> {
+		return this.call(() => this.remote.changePassphrase(kind, oldPassphrase, newPassphrase));
+	}
+
+	exportBackup(kind: KeyKind, passphrase: string): Promise<KeyBackupFile> {
+		return this.call(() => this.remote.exportBackup(kind, passphrase));
+	}
+
+	/** Restores a backup (the File itself, or its text); `replace` allows replacing another stored key. */
+	importBackup(backup: Blob | string, passphrase: string, options: { replace?: boolean } = {}): Promise<UnlockedKey> {
+		return this.call(() => this.remote.importBackup(backup, passphrase, options));
+	}
+
+	deleteKey(kind: KeyKind): Promise<boolean> {
+		return this.call(() => this.remote.deleteKey(kind));
+	}
+
+	openConversationKey(handle: string, conversationId: string, wrap: Wrap): Promise<OpenedConversation> {
+		return this.call(() => this.remote.openConversationKey(handle, conversationId, wrap));
+	}
+
+	openConversationKeys(
+		handle: string,
+		wraps: ReadonlyArray<{ conversationId: string; wrap: Wrap }>
+	): Promise<Array<Outcome<OpenedConversation>>> {
+		return this.call(() => this.remote.openConversationKeys(handle, wraps));
+	}
+
+	/** One round trip for a page of history; each item gives its text or its own error code. */
+	decryptHistory(conversationId: string, items: HistoryItem[]): Promise<DecryptedItem[]> {
+		return this.call(() => this.remote.decryptHistory(conversationId, items));
+	}
+
+	encryptReply(conversationId: string, text: string, keyVersion: number): Promise<Envelope> {
+		return this.call(() => this.remote.encryptReply(conversationId, text, keyVersion));
+	}
+
+	/** Encrypts a File or Blob for upload; `meta` goes into the attachment message, `ciphertext` to `uploadUrl`. */
+	encryptAttachment(file: Blob, details: AttachmentDetails, options: { onProgress?: ProgressCallback } = {}): Promise<EncryptedAttachment> {
+		const onProgress = options.onProgress && proxy(options.onProgress);
+		return this.call(() => this.remote.encryptAttachment(file, details, onProgress));
+	}
+
+	/**
+	 * Decrypts a download as it arrives: pass the `fetch` Response (or its body). The page only reads
+	 * it; its bytes move to the worker as transferred buffers. Resolves with a Blob only when the
+	 * length and digest check; any failure (network included) is `DECRYPT_FAILED` and leaves no Blob.
+	 */
+	async decryptAttachmentStream(
+		source: Response | ReadableStream<Uint8Array>,
+		meta: unknown,
+		options: { ciphertextSize?: number; onProgress?: ProgressCallback } = {}
+	): Promise<DecryptedAttachment> {
+		const stream = bodyOf(source);
+		let decryption: { id: string; ciphertextLength: number };
+		try {
+			decryption = await this.call(() => this.remote.beginAttachmentDecryption(meta, options.ciphertextSize));
+		} catch (error) {
+			await stream.cancel().catch(() => undefined);
+			throw error;
+		}
+		const progress = new ProgressReporter(decryption.ciphertextLength, options.onProgress);
+		let received = 0;
+		try {
+			await pumpPieces(
+				stream,
+				(piece) => this.call(() => this.remote.pushAttachmentPiece(decryption.id, transfer(piece, [piece.buffer]))),
+				(bytes) => progress.update((received += bytes))
+			);
+		} catch (error) {
+			const reason =
+				error instanceof ContractError ? error.message : `the download broke off: ${(error as Error)?.message ?? String(error)}`;
+			await this.remote.abortAttachmentDecryption(decryption.id, reason).catch(() => undefined);
+			throw error instanceof ContractError ? error : new ContractError('DECRYPT_FAILED', `attachment: ${reason}`);
+		}
+		const result = await this.call(() => this.remote.finishAttachmentDecryption(decryption.id));
+		await progress.finish();
+		return result;
+	}
+
+	signRoster(handle: string, roster: RosterInput): Promise<SignedStatement> {
+		return this.call(() => this.remote.signRoster(handle, roster));
+	}
+
+	signRotation(handle: string, rotation: RotationText): Promise<SignedStatement> {
+		return this.call(() => this.remote.signRotation(handle, rotation));
+	}
+
+	/** Stops the worker at once; its memory, with every secret, goes with it. Later calls fail. */
+	terminate(): void {
+		this.worker.terminate();
+		this.stop(new Error('the crypto worker was terminated'));
+	}
+}
+
+/** Starts a crypto worker. Call it in the browser only (e.g. in `onMount`), once per page. */
+export function createCryptoWorker(options: CryptoWorkerOptions = {}): CryptoWorkerClient {
+	return new CryptoWorkerClient(options);
+}

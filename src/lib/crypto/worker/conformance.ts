@@ -1,0 +1,22 @@
+/**
+ * The conformance interface (contract 9.1) served by the worker: the core's implementation, with
+ * byte results transferred to the page instead of copied, so the page runs the same vector runner
+ * against the worker that Node runs against the core.
+ */
+import { transfer } from 'comlink';
+import { coreImplementation, type ConformanceImplementation } from '../vectors/implementation';
+
+export function workerConformance(): ConformanceImplementation {
+	const core = coreImplementation();
+	return {
+		...core,
+		async encryptAttachment(input) {
+			const result = await core.encryptAttachment(input);
+			return transfer(result, [result.ciphertext.buffer]);
+		},
+		async decryptAttachment(input) {
+			const plaintext = await core.decryptAttachment(input);
+			return transfer(plaintext, [plaintext.buffer]);
+		}
+	};
+}

@@ -1,0 +1,84 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildAttachmentMeta, encryptAttachment } from '../attachment';
+import { generateX25519KeyPair } from '../keys';
+import { decryptMessage, encryptMessage } from '../message';
+import { initCrypto } from '../sodium';
+import { sealConversationKey } from '../wrap';
+import { decryptHistory, encryptReply, MAX_HISTORY_BATCH } from './messages';
+import { KeySession } from './session';
+import { codeOfCall } from '../test-support';
+
+const conversationId = 'conv_messagesSpec1';
+const conversationKey = new Uint8Array(32).fill(4);
+let session: KeySession;
+
+beforeAll(async () => {
+	await initCrypto();
+	session = new KeySession();
+	const pair = generateX25519KeyPair();
+	const agent = session.hold({ info: { kind: 'agent', publicKey: '', fingerprint: '', createdAt: '', updatedAt: '' }, ...pair });
+	session.openConversationKey(
+		agent.handle,
+		conversationId,
+		sealConversationKey({ conversationKey, conversationId, keyVersion: 2, recipientPublicKey: pair.publicKey })
+	);
+});
+
+const envelope = (senderType: 'user' | 'company', text: string, clientMessageId = 'usr_1') =>
+	encryptMessage({ conversationKey, conversationId, senderType, clientMessageId, keyVersion: 2, text });
+
+describe('history batches', () => {
+	it('gives each item its text or its own code, in order', () => {
+		const attachmentId = 'att_messagesSpec01';
+		const meta = buildAttachmentMeta({
+			attachmentId,
+			name: 'a.txt',
+			mime: 'text/plain',
+			size: 1,
+			encryption: encryptAttachment(new Uint8Array([65]), { attachmentId })
+		});
+		const results = decryptHistory(session, conversationId, [
+			{ encryption: envelope('user', 'first'), senderType: 'user' },
+			{ encryption: envelope('company', 'second'), senderType: 'user' },
+			{ encryption: { ...envelope('user', 'third'), scheme: 'sc2' }, senderType: 'user' },
+			{ encryption: envelope('user', JSON.stringify(meta)), senderType: 'user', contentType: 'attachment', attachment: { attachmentId } },
+			{ encryption: envelope('user', 'not json'), senderType: 'user', contentType: 'attachment', attachment: { attachmentId } },
+			{ encryption: envelope('user', JSON.stringify(meta)), senderType: 'user', contentType: 'attachment' },
+			null as never,
+			{ encryption: envelope('user', 'a sticker'), senderType: 'user', contentType: 'sticker' }
+		]);
+		expect(results).toEqual([
+			{ ok: true, text: 'first' },
+			{ ok: false, code: 'DECRYPT_FAILED', message: 'the message does not authenticate' },
+			{ ok: false, code: 'UNSUPPORTED_VERSION', message: expect.any(String) },
+			{ ok: true, text: JSON.stringify(meta), attachment: meta },
+			{ ok: false, code: 'INVALID_INPUT', message: 'attachment meta is not JSON' },
+			{ ok: false, code: 'INVALID_INPUT', message: expect.stringMatching(/attachmentId/) },
+			{ ok: false, code: 'UNSUPPORTED_VERSION', message: expect.any(String) },
+			{ ok: true, text: 'a sticker' }
+		]);
+	});
+
+	it('refuses a bad conversation id, a non-list and an oversized batch as a whole', () => {
+		expect(codeOfCall(() => decryptHistory(session, 'conv 1', []))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => decryptHistory(session, conversationId, {} as never))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => decryptHistory(session, conversationId, new Array(MAX_HISTORY_BATCH + 1).fill(null)))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => decryptHistory(session, 'conv_other', []))).toBe('CONVERSATION_KEY_NOT_OPEN');
+	});
+});
+
+describe('replies', () => {
+	it('are sealed as the company with the opened keyVersion, a srv_ id and a fresh nonce', () => {
+		const first = encryptReply(session, conversationId, 'On it!', 2);
+		const second = encryptReply(session, conversationId, 'On it!', 2);
+		expect(first).toMatchObject({ v: 1, scheme: 'sc1', keyVersion: 2, clientMessageId: expect.stringMatching(/^srv_[A-Za-z0-9_-]{22}$/) });
+		expect(first.nonce).not.toBe(second.nonce);
+		expect(first.clientMessageId).not.toBe(second.clientMessageId);
+		expect(decryptMessage(first, { conversationKey, conversationId, senderType: 'company' })).toBe('On it!');
+	});
+
+	it('refuse another keyVersion with KEY_MISMATCH and text over 65,536 bytes with INVALID_INPUT', () => {
+		expect(codeOfCall(() => encryptReply(session, conversationId, 'hello', 1))).toBe('KEY_MISMATCH');
+		expect(codeOfCall(() => encryptReply(session, conversationId, 'é'.repeat(32_769), 2))).toBe('INVALID_INPUT');
+	});
+});

@@ -1,0 +1,95 @@
+/**
+ * The values that cross the worker boundary (issue 3 §1): handles and public values of keys,
+ * history items and their results, attachment results and progress. Types only, so the page can
+ * import them without loading the crypto core.
+ */
+import type { AttachmentMeta } from '../attachment-meta';
+import type { ContractCode } from '../errors';
+import type { SenderType } from '../message';
+import type { KeyInfo } from '../../keystore/keystore';
+import type { KeyKind } from '../../keystore/schema';
+
+export type { AttachmentMeta, ContractCode, KeyInfo, KeyKind, SenderType };
+export type { Envelope } from '../message';
+export type { Wrap } from '../wrap';
+export type { RosterInput, RosterAgent } from '../roster';
+export type { RotationText } from '../vectors/implementation';
+
+/** An unlocked key: the handle for operations that need its secret, and its public values. */
+export interface UnlockedKey extends KeyInfo {
+	handle: string;
+}
+
+/** What is stored in this browser, and what is unlocked in this worker. */
+export interface KeyStoreStatus {
+	agent: (KeyInfo & { unlocked: boolean }) | null;
+	signing: (KeyInfo & { unlocked: boolean }) | null;
+}
+
+/** A key backup file, ready to be saved. */
+export interface KeyBackupFile {
+	fileName: string;
+	/** JSON text. */
+	text: string;
+}
+
+export interface OpenedConversation {
+	conversationId: string;
+	keyVersion: number;
+}
+
+export type Outcome<T> = ({ ok: true } & T) | { ok: false; code: ContractCode; message: string };
+
+/** One message of a history page (docs/contract-gaps.md §5), as much of it as decryption needs. */
+export interface HistoryItem {
+	encryption: unknown;
+	/** The message's own `senderType` (contract 6.2). */
+	senderType: SenderType;
+	contentType?: string;
+	/** Present for `contentType: attachment`; the meta must name this attachment (contract 4.4). */
+	attachment?: { attachmentId: string };
+}
+
+/** The text, and for attachments the validated meta; or the error code of that one message. */
+export type DecryptedItem = Outcome<{ text: string; attachment?: AttachmentMeta }>;
+
+export interface Progress {
+	/** Bytes processed so far. */
+	done: number;
+	total: number;
+}
+
+export type ProgressCallback = (progress: Progress) => void;
+
+/** What the sender chooses for an attachment (contract 2.6); the worker adds size, key, nonce, digest. */
+export interface AttachmentDetails {
+	attachmentId: string;
+	/** Defaults to the File's name. */
+	name?: string;
+	/** Defaults to the Blob's type, or application/octet-stream. */
+	mime?: string;
+	caption?: string;
+	width?: number;
+	height?: number;
+}
+
+export interface EncryptedAttachment {
+	/** Exactly `attachmentCiphertextLength(meta.size)` bytes, transferred, for the PUT to `uploadUrl`. */
+	ciphertext: ArrayBuffer;
+	/** Validated meta, to be sent as the encrypted text of the attachment message (contract 4.3). */
+	meta: AttachmentMeta;
+}
+
+export interface DecryptedAttachment {
+	/** Released only after the length and digest checks; typed with the meta's mime. */
+	blob: Blob;
+	size: number;
+}
+
+export interface SignedStatement {
+	statement: string;
+	/** b64u of the 64-byte Ed25519 detached signature. */
+	signature: string;
+	/** b64u of the signing public key that verifies it. */
+	signingPublicKey: string;
+}
