@@ -1,0 +1,220 @@
+/**
+ * `npm run bench:browser` (issue 3 §4): in Chromium, one run measures a 25 MiB attachment fetched
+ * from a local server as a plain download and through download + streamed decryption + digest in
+ * the worker, the worker's decrypt throughput, the peak JS heap growth, and a 1,000-envelope
+ * history page decrypted in the worker, round trip included. Prints figures, ratios and targets.
+ */
+import { chromium, type Page } from '@playwright/test';
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
+import type { AddressInfo } from 'node:net';
+import {
+	attachmentCiphertextLength,
+	b64uDecode,
+	buildAttachmentMeta,
+	encryptAttachment,
+	encryptMessage,
+	initCrypto,
+	sealConversationKey,
+	type AttachmentMeta
+} from '../../src/lib/crypto/index';
+import { attachmentPattern } from '../../src/lib/crypto/vectors/runner';
+import type { CryptoHarness } from '../../src/routes/dev/crypto/harness';
+import globalSetup from '../support/global-setup';
+import { CHROMIUM_PATH } from '../support/prerequisites';
+import { HeapProbe } from './heap';
+
+declare global {
+	interface Window {
+		cryptoHarness: CryptoHarness;
+	}
+}
+
+const SIZE = 26_214_400;
+const RUNS = 7;
+const PACED_RUNS = 3;
+const HISTORY_RUNS = 30;
+const MiB = 1024 * 1024;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+const PACED_BYTES_PER_SECOND = 25_000_000; // 200 Mbit/s, a fast office or home line
+
+/** Writes `body` in 64 KiB pieces no faster than `bytesPerSecond`. */
+async function sendPaced(response: ServerResponse, body: Uint8Array, bytesPerSecond: number): Promise<void> {
+	const started = performance.now();
+	for (let offset = 0; offset < body.length; offset += 65_536) {
+		const wait = started + (offset / bytesPerSecond) * 1000 - performance.now();
+		if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+		if (!response.write(body.subarray(offset, offset + 65_536))) await once(response, 'drain');
+	}
+	response.end();
+}
+
+/** `/ciphertext` as fast as loopback allows, `/paced` at 200 Mbit/s; CORS open like the object storage. */
+function serveCiphertext(body: Uint8Array): Promise<{ url: string; pacedUrl: string; close: () => Promise<void> }> {
+	const server = createServer((request, response) => {
+		response.setHeader('Access-Control-Allow-Origin', '*');
+		if (request.url !== '/ciphertext' && request.url !== '/paced') return response.writeHead(404).end();
+		response.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length });
+		if (request.url === '/ciphertext') return response.end(body);
+		void sendPaced(response, body, PACED_BYTES_PER_SECOND);
+	});
+	return new Promise((resolve) =>
+		server.listen(0, '127.0.0.1', () => {
+			const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+			resolve({
+				url: `${origin}/ciphertext`,
+				pacedUrl: `${origin}/paced`,
+				close: () => new Promise((done) => server.close(() => done()))
+			});
+		})
+	);
+}
+
+/** Medians of a plain download and of download + streamed decryption, alternated, after one warm-up. */
+async function downloadVersusDecrypt(page: Page, url: string, meta: AttachmentMeta, runs: number) {
+	const downloads: number[] = [];
+	const decryptions: number[] = [];
+	for (let run = 0; run <= runs; run++) {
+		const download = await page.evaluate((address) => window.cryptoHarness.download(address), url);
+		const decryption = await page.evaluate(([address, m]) => window.cryptoHarness.decryptFromUrl(address, m, { digest: false }), [
+			url,
+			meta
+		] as const);
+		if (!decryption.ok) throw new Error(`decryption failed: ${decryption.message}`);
+		if (run === 0) continue;
+		downloads.push(download.milliseconds);
+		decryptions.push(decryption.milliseconds);
+	}
+	return { a: median(downloads), b: median(decryptions) };
+}
+
+/** A history page of 1,000 envelopes (both senders, 20 to 600 characters) for a fresh agent of the page. */
+async function historyFixture(page: Page) {
+	const agent = await page.evaluate(() => window.cryptoHarness.client.createAgentKey('benchmark passphrase'));
+	const conversationId = 'conv_benchHistory01';
+	const conversationKey = crypto.getRandomValues(new Uint8Array(32));
+	const wrap = sealConversationKey({ conversationKey, conversationId, keyVersion: 1, recipientPublicKey: b64uDecode(agent.publicKey) });
+	await page.evaluate(([handle, id, w]) => window.cryptoHarness.client.openConversationKey(handle, id, w), [
+		agent.handle,
+		conversationId,
+		wrap
+	] as const);
+	const items = Array.from({ length: 1000 }, (_, i) => {
+		const senderType = i % 3 === 0 ? ('company' as const) : ('user' as const);
+		const text = `Message ${i}: ${'lorem ipsum dolor sit amet '.repeat(1 + (i % 22))}`.slice(0, 20 + ((i * 37) % 580));
+		const encryption = encryptMessage({ conversationKey, conversationId, senderType, clientMessageId: `msg_${i}`, keyVersion: 1, text });
+		return { encryption, senderType };
+	});
+	return { conversationId, items };
+}
+
+async function main(): Promise<void> {
+	await initCrypto();
+	const attachmentId = 'att_browserBench01';
+	const plaintext = attachmentPattern(SIZE);
+	const encryption = encryptAttachment(plaintext, { attachmentId });
+	const meta: AttachmentMeta = buildAttachmentMeta({
+		attachmentId,
+		name: 'bench.bin',
+		mime: 'application/octet-stream',
+		size: SIZE,
+		encryption
+	});
+	const ciphertextBytes = attachmentCiphertextLength(SIZE);
+
+	const stopStack = await globalSetup();
+	const storage = await serveCiphertext(encryption.ciphertext);
+	const browser = await chromium.launch({
+		executablePath: CHROMIUM_PATH,
+		args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+	});
+	try {
+		const page = await browser.newPage();
+		await page.goto(`${process.env.INBOX_URL}/dev/crypto`);
+		await page.waitForFunction(() => 'cryptoHarness' in window);
+
+		const check = await page.evaluate(([url, m]) => window.cryptoHarness.decryptFromUrl(url, m), [storage.url, meta] as const);
+		if (!check.ok || check.size !== SIZE) throw new Error(`the streamed decryption does not work: ${JSON.stringify(check).slice(0, 300)}`);
+
+		const loopback = await downloadVersusDecrypt(page, storage.url, meta, RUNS);
+		const paced = await downloadVersusDecrypt(page, storage.pacedUrl, meta, PACED_RUNS);
+
+		await page.evaluate((url) => window.cryptoHarness.fetchIntoMemory(url), storage.url);
+		const inMemory: number[] = [];
+		for (let run = 0; run <= RUNS; run++) {
+			const { milliseconds } = await page.evaluate((m) => window.cryptoHarness.decryptFromMemory(m), meta as unknown);
+			if (run > 0) inMemory.push(milliseconds);
+		}
+
+		const probe = await HeapProbe.attach(browser, '/dev/crypto');
+		const { peakGrowth } = await probe.peakGrowthDuring(() =>
+			page.evaluate(([url, m]) => window.cryptoHarness.decryptFromUrl(url, m, { digest: false }), [storage.url, meta] as const)
+		);
+		await probe.detach();
+
+		const history = await historyFixture(page);
+		const timed = await page.evaluate(([id, items, runs]) => window.cryptoHarness.timeHistory(id, items, runs), [
+			history.conversationId,
+			history.items,
+			HISTORY_RUNS + 3
+		] as const);
+		if (timed.failures) throw new Error(`${timed.failures} history items failed to decrypt`);
+		const historyTimings = timed.timings.slice(3);
+		const transportOnly = (
+			await page.evaluate(([items, runs]) => window.cryptoHarness.timeTransportOnly(items, runs), [
+				history.items,
+				HISTORY_RUNS + 3
+			] as const)
+		).slice(3);
+
+		const throughput = ciphertextBytes / MiB / (median(inMemory) / 1000);
+		const heapRatio = peakGrowth / SIZE;
+		const historyMedian = median(historyTimings);
+		const rate = (milliseconds: number) => `${(ciphertextBytes / MiB / (milliseconds / 1000)).toFixed(0)} MiB/s`;
+		const line = (label: string, value: string, target?: { text: string; met: boolean }) =>
+			console.log(`${label.padEnd(54)}${value}${target ? `   target ${target.text}: ${target.met ? 'met' : 'MISSED'}` : ''}`);
+		console.log(
+			`\nBrowser benchmark: Chromium ${browser.version()}, 25 MiB attachment (${SIZE} bytes plaintext, ${ciphertextBytes} bytes ciphertext)\n`
+		);
+		for (const [title, figures] of [
+			[`local server at loopback speed, median of ${RUNS} runs`, loopback],
+			[`local server paced at 200 Mbit/s, median of ${PACED_RUNS} runs`, paced]
+		] as const) {
+			console.log(title);
+			line('  (a) plain download', `${ms(figures.a)}   (${rate(figures.a)})`);
+			line('  (b) download + streamed decrypt + digest (worker)', `${ms(figures.b)}   (${rate(figures.b)})`);
+			line('      ratio b/a', (figures.b / figures.a).toFixed(2), { text: '<= 1.5', met: figures.b / figures.a <= 1.5 });
+		}
+		line('worker decrypt throughput (in-memory stream)', `${throughput.toFixed(0)} MiB/s   (${ms(median(inMemory))} per file)`);
+		line('peak JS heap growth during (b), page + worker', `${(peakGrowth / MiB).toFixed(1)} MiB = ${heapRatio.toFixed(2)}x the file`, {
+			text: '<= 1.2x',
+			met: heapRatio <= 1.2
+		});
+		line(
+			'1,000-envelope history page, worker round trip',
+			`median ${ms(historyMedian)}, min ${ms(Math.min(...historyTimings))} over ${HISTORY_RUNS} runs`,
+			{
+				text: '<= 20 ms',
+				met: historyMedian <= 20
+			}
+		);
+		line('  of which the items going over and a refusal back', `median ${ms(median(transportOnly))} (no decryption)`);
+		const load = loadavg().map((value) => value.toFixed(2));
+		console.log(
+			`\nload average at the end: ${load.join(' ')} on ${availableParallelism()} cores (shared machines make these figures noisy)`
+		);
+	} finally {
+		await browser.close();
+		await storage.close();
+		await stopStack();
+	}
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});
