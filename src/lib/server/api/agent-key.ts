@@ -1,0 +1,28 @@
+/**
+ * `PUT /api/agent-key` (docs/inbox-api.md §3): the agent's X25519 public key and `agentKeyId`
+ * (contract 2.9), registered when the browser's worker creates the key. The server never sees a secret key.
+ */
+import { ContractError } from '../../crypto/errors';
+import { b64uDecodeLength } from '../../crypto/encoding';
+import { requireAgentKeyId } from '../../crypto/rules';
+import { registerAgentKey } from '../db/accounts';
+import { json, readJsonObject } from '../http/responses';
+import { requireSession, route } from './event';
+import { accountJson } from './views';
+
+export const putAgentKey = route(async (event, inbox) => {
+	const session = requireSession(event);
+	const body = await readJsonObject(event.request, 4 * 1024);
+	const agentKeyId = requireAgentKeyId(body.agentKeyId);
+	b64uDecodeLength(body.publicKey, 32, 'publicKey');
+	if (body.replace !== undefined && typeof body.replace !== 'boolean')
+		throw new ContractError('INVALID_REQUEST', 'replace must be true or false', 400);
+	const account = await registerAgentKey(
+		inbox.db,
+		{ accountId: session.account.accountId, agentKeyId, publicKey: body.publicKey as string, replace: body.replace === true },
+		new Date(inbox.now())
+	);
+	if (account.agentKeyId !== session.account.agentKeyId) inbox.log.info('agent key registered', { account: account.accountId, agentKeyId });
+	inbox.sessionCache.dropAccount(account.accountId);
+	return json({ account: accountJson(account) });
+});

@@ -1,0 +1,107 @@
+/**
+ * The inbox's own conversation routes (docs/inbox-api.md §4): the list and one conversation as the
+ * calling account sees them, the envelopes stored as received, re-invitations, and the explicit
+ * confirmation of an unverified re-invitation's rewrap.
+ */
+import { ContractError } from '../../crypto/errors';
+import { b64uDecode, b64uEncode } from '../../crypto/encoding';
+import { CONVERSATION_STATUSES, type ConversationStatus } from '../../wire/v1';
+import { createInvitation, readExpiresIn } from '../conversations/invitations';
+import { getConversationView, listConversationViews, type Trust } from '../db/conversations';
+import { listStoredMessages } from '../db/messages';
+import { json, readJsonObject } from '../http/responses';
+import { idParam, requireSession, route, type ApiEvent } from './event';
+
+const TRUSTS: readonly Trust[] = ['verified', 'unverified', 'binding_invalid'];
+
+function queryInteger(event: ApiEvent, name: string, min: number, max: number, fallback: number): number {
+	const values = event.url.searchParams.getAll(name);
+	if (values.length === 0) return fallback;
+	if (values.length > 1 || !/^[0-9]{1,9}$/.test(values[0]) || Number(values[0]) < min || Number(values[0]) > max) {
+		throw new ContractError('INVALID_REQUEST', `${name} must be an integer from ${min} to ${max}`, 400);
+	}
+	return Number(values[0]);
+}
+
+function queryChoice<T extends string>(event: ApiEvent, name: string, allowed: readonly T[]): T | undefined {
+	const value = event.url.searchParams.get(name);
+	if (value === null) return undefined;
+	if (!allowed.includes(value as T)) throw new ContractError('INVALID_REQUEST', `${name} must be one of ${allowed.join(', ')}`, 400);
+	return value as T;
+}
+
+function readCursor(cursor: string | null): { lastActivityAt: string; conversationId: string } | undefined {
+	if (cursor === null) return undefined;
+	try {
+		const [lastActivityAt, conversationId] = JSON.parse(new TextDecoder().decode(b64uDecode(cursor))) as [string, string];
+		if (Number.isNaN(Date.parse(lastActivityAt)) || typeof conversationId !== 'string') throw new Error('shape');
+		return { lastActivityAt, conversationId };
+	} catch {
+		throw new ContractError('INVALID_REQUEST', 'cursor is not one this inbox gave out', 400);
+	}
+}
+
+export const listConversations = route(async (event, inbox) => {
+	const { account } = requireSession(event);
+	const { views, hasMore } = await listConversationViews(inbox.db, account, {
+		status: queryChoice<ConversationStatus>(event, 'status', CONVERSATION_STATUSES),
+		trust: queryChoice(event, 'trust', TRUSTS),
+		limit: queryInteger(event, 'limit', 1, 200, 50),
+		after: readCursor(event.url.searchParams.get('cursor'))
+	});
+	const last = views.at(-1);
+	const nextCursor =
+		hasMore && last ? b64uEncode(new TextEncoder().encode(JSON.stringify([last.lastActivityAt, last.conversationId]))) : null;
+	return json({ data: views, nextCursor });
+});
+
+export const getConversation = route(async (event, inbox) => {
+	const { account } = requireSession(event);
+	const conversationId = idParam(event, 'conversationId');
+	const view = await getConversationView(inbox.db, account, conversationId);
+	if (!view) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`, 404);
+	return json(view);
+});
+
+export const listMessages = route(async (event, inbox) => {
+	requireSession(event);
+	const conversationId = idParam(event, 'conversationId');
+	const { messages, hasMore } = await listStoredMessages(
+		inbox.db,
+		conversationId,
+		queryInteger(event, 'afterSeq', 0, 2 ** 31 - 1, 0),
+		queryInteger(event, 'limit', 1, 500, 200)
+	);
+	return json({ data: messages, hasMore });
+});
+
+/** The browser's Idempotency-Key, when it sent one (docs/inbox-api.md §5). */
+export function idempotencyKeyOf(request: Request): string | undefined {
+	const key = request.headers.get('idempotency-key');
+	if (key === null) return undefined;
+	if (!/^[\x21-\x7e]{1,128}$/.test(key))
+		throw new ContractError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 128 printable ASCII characters', 400);
+	return key;
+}
+
+export const reinvite = route(async (event, inbox) => {
+	const { account } = requireSession(event);
+	const conversationId = idParam(event, 'conversationId');
+	const body = await readJsonObject(event.request, 4 * 1024);
+	const invitation = await createInvitation(inbox, {
+		account,
+		conversationId,
+		expiresIn: readExpiresIn(body),
+		idempotencyKey: idempotencyKeyOf(event.request)
+	});
+	return json(invitation, 201);
+});
+
+export const confirmRewrap = route(async (event, inbox) => {
+	const { account } = requireSession(event);
+	const conversationId = idParam(event, 'conversationId');
+	await readJsonObject(event.request, 4 * 1024);
+	const outcome = await inbox.rewraps.confirm(account, conversationId);
+	const view = await getConversationView(inbox.db, account, conversationId);
+	return json(view, outcome === 'queued' ? 202 : 200);
+});

@@ -1,0 +1,66 @@
+/**
+ * Login, session and logout (docs/inbox-api.md §2): Argon2id verification in the worker thread, rate
+ * limiting per address and per username, an HttpOnly SameSite=Strict cookie (Secure outside localhost).
+ */
+import { ContractError } from '../../crypto/errors';
+import { findAccountForLogin } from '../db/accounts';
+import { originIsLocalHttp } from '../config';
+import { json, readJsonObject } from '../http/responses';
+import { createSession, deleteSession, hashToken, SESSION_COOKIE, SESSION_MAX_MS } from '../auth/sessions';
+import { requireSession, route, type ApiEvent } from './event';
+import { accountJson } from './views';
+
+function cookieOptions(origin: string) {
+	return { path: '/', httpOnly: true, sameSite: 'strict' as const, secure: !originIsLocalHttp(origin) };
+}
+
+function text(body: Record<string, unknown>, field: string, max: number): string {
+	const value = body[field];
+	if (typeof value !== 'string' || value.length === 0 || value.length > max) {
+		throw new ContractError('INVALID_REQUEST', `${field} must be a non-empty string of at most ${max} characters`, 400);
+	}
+	return value;
+}
+
+export const login = route(async (event: ApiEvent, inbox) => {
+	const body = await readJsonObject(event.request, 8 * 1024);
+	const username = text(body, 'username', 64);
+	const password = text(body, 'password', 1024);
+	const address = event.getClientAddress();
+	const wait = inbox.loginThrottle.retryAfterSeconds(address, username, inbox.now());
+	if (wait > 0) {
+		return json({ error: { code: 'RATE_LIMITED', message: `too many failed logins; try again in ${wait} s` } }, 429, {
+			'retry-after': String(wait)
+		});
+	}
+	const found = await findAccountForLogin(inbox.db, username);
+	const valid =
+		found && !found.account.disabledAt
+			? await inbox.passwords.verify(found.passwordHash, password)
+			: await inbox.passwords.verifyNothing(password);
+	if (!found || !valid) {
+		inbox.loginThrottle.recordFailure(address, username, inbox.now());
+		inbox.log.warn('login failed', { address });
+		throw new ContractError('INVALID_CREDENTIALS', 'the username or the password is wrong', 401);
+	}
+	inbox.loginThrottle.recordSuccess(username);
+	const { token, expiresAt } = await createSession(inbox.db, found.account.accountId, new Date(inbox.now()));
+	event.cookies.set(SESSION_COOKIE, token, { ...cookieOptions(inbox.config.origin), maxAge: SESSION_MAX_MS / 1000 });
+	inbox.log.info('login', { account: found.account.accountId });
+	return json({ account: accountJson(found.account), expiresAt: expiresAt.toISOString() });
+});
+
+export const currentSession = route(async (event: ApiEvent) => {
+	const session = requireSession(event);
+	return json({ account: accountJson(session.account), expiresAt: session.expiresAt.toISOString() });
+});
+
+export const logout = route(async (event: ApiEvent, inbox) => {
+	const token = event.cookies.get(SESSION_COOKIE);
+	if (token) {
+		await deleteSession(inbox.db, token);
+		inbox.sessionCache.dropToken(hashToken(token));
+	}
+	event.cookies.delete(SESSION_COOKIE, cookieOptions(inbox.config.origin));
+	return new Response(null, { status: 204 });
+});

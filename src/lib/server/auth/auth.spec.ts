@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { LoginThrottle } from './login-throttle';
+import { PasswordHasher } from './passwords';
+import { SessionCache } from './session-cache';
+import type { Session } from './sessions';
+
+describe('password hashes (Argon2id, crypto_pwhash_str)', () => {
+	it('hashes with Argon2id at the interactive limits and verifies only the right password', async () => {
+		const hasher = new PasswordHasher();
+		try {
+			const hash = await hasher.hash('correct horse battery staple');
+			expect(hash).toMatch(/^\$argon2id\$v=19\$m=65536,t=2,p=1\$/);
+			expect(await hasher.hash('correct horse battery staple')).not.toBe(hash);
+			expect(await hasher.verify(hash, 'correct horse battery staple')).toBe(true);
+			expect(await hasher.verify(hash, 'correct horse battery stapler')).toBe(false);
+			expect(await hasher.verify('$2b$10$notargon', 'x')).toBe(false);
+			expect(await hasher.verifyNothing('anything')).toBe(false);
+		} finally {
+			await hasher.close();
+		}
+	});
+
+	it('several hashes in flight each get their own answer', async () => {
+		const hasher = new PasswordHasher();
+		try {
+			const passwords = ['one password', 'two password', 'three password'];
+			const hashes = await Promise.all(passwords.map((password) => hasher.hash(password)));
+			const checks = await Promise.all(hashes.map((hash, i) => hasher.verify(hash, passwords[(i + 1) % 3])));
+			expect(checks).toEqual([false, false, false]);
+			expect(await Promise.all(hashes.map((hash, i) => hasher.verify(hash, passwords[i])))).toEqual([true, true, true]);
+		} finally {
+			await hasher.close();
+		}
+	});
+});
+
+describe('login throttle', () => {
+	const limits = { windowMs: 60_000, perAddress: 4, perUsername: 2 };
+
+	it('blocks a username after its failures, tells how long, and forgets them after the window', () => {
+		const throttle = new LoginThrottle(limits);
+		expect(throttle.retryAfterSeconds('1.1.1.1', 'ada', 0)).toBe(0);
+		throttle.recordFailure('1.1.1.1', 'Ada', 0);
+		throttle.recordFailure('2.2.2.2', 'ada', 10_000);
+		expect(throttle.retryAfterSeconds('3.3.3.3', 'ADA', 20_000)).toBe(40);
+		expect(throttle.retryAfterSeconds('3.3.3.3', 'bob', 20_000)).toBe(0);
+		// The first failure leaves the window at 60 s: one failure is below the limit again.
+		expect(throttle.retryAfterSeconds('3.3.3.3', 'ada', 59_000)).toBe(1);
+		expect(throttle.retryAfterSeconds('3.3.3.3', 'ada', 60_001)).toBe(0);
+	});
+
+	it('blocks an address that tries many usernames, and a success clears only the username', () => {
+		const throttle = new LoginThrottle(limits);
+		for (const name of ['a', 'b', 'c', 'd']) throttle.recordFailure('9.9.9.9', name, 0);
+		expect(throttle.retryAfterSeconds('9.9.9.9', 'e', 1000)).toBe(59);
+		expect(throttle.retryAfterSeconds('8.8.8.8', 'e', 1000)).toBe(0);
+		throttle.recordFailure('8.8.8.8', 'f', 0);
+		throttle.recordFailure('8.8.8.8', 'f', 0);
+		throttle.recordSuccess('f');
+		expect(throttle.retryAfterSeconds('7.7.7.7', 'f', 1000)).toBe(0);
+	});
+});
+
+describe('session cache', () => {
+	const session = (tokenHash: string, accountId: string, expiresAt: number) =>
+		({ tokenHash, expiresAt: new Date(expiresAt), account: { accountId } }) as unknown as Session;
+
+	it('keeps a session for its time to live, never past the session expiry, and drops it on logout or account change', () => {
+		const cache = new SessionCache(10_000);
+		cache.set(session('t1', 'a1', 1_000_000), 0);
+		cache.set(session('t2', 'a1', 5_000), 0);
+		cache.set(session('t3', 'a2', 1_000_000), 0);
+		expect(cache.get('t1', 9_999)?.tokenHash).toBe('t1');
+		expect(cache.get('t1', 10_000)).toBeUndefined();
+		expect(cache.get('t2', 5_000)).toBeUndefined();
+		cache.set(session('t1', 'a1', 1_000_000), 20_000);
+		cache.dropAccount('a1');
+		expect(cache.get('t1', 20_001)).toBeUndefined();
+		expect(cache.get('t3', 5_000)?.tokenHash).toBe('t3');
+		cache.dropToken('t3');
+		expect(cache.get('t3', 5_001)).toBeUndefined();
+	});
+});

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { bodyLimitIsEnough, ConfigError, loadConfig, originIsLocalHttp } from './config';
+
+const apiKey = `sk_live_${'A'.repeat(43)}`;
+const secret = `whsec_${'B'.repeat(42)}A`;
+const previous = `whsec_${'C'.repeat(42)}A`;
+const valid = {
+	SERVICE_BASE_URL: 'https://api.example.com/',
+	SERVICE_API_KEY: apiKey,
+	SERVICE_WEBHOOK_SECRET: secret,
+	ORIGIN: 'https://inbox.example.com'
+};
+
+function problemsOf(env: Record<string, string | undefined>): string[] {
+	try {
+		loadConfig(env, { cwd: '/srv/inbox' });
+	} catch (error) {
+		expect(error).toBeInstanceOf(ConfigError);
+		return (error as ConfigError).problems;
+	}
+	throw new Error('expected a ConfigError');
+}
+
+describe('configuration from the environment', () => {
+	it('reads a valid environment with its defaults', () => {
+		const config = loadConfig(valid, { cwd: '/srv/inbox' });
+		expect(config).toEqual({
+			serviceBaseUrl: 'https://api.example.com',
+			serviceApiKey: apiKey,
+			webhookSecret: secret,
+			webhookSecretPrevious: null,
+			dataDir: '/srv/inbox/data',
+			keysDir: '/srv/inbox/data/keys',
+			databaseUrl: null,
+			port: 3000,
+			origin: 'https://inbox.example.com',
+			webhookProcessing: true
+		});
+	});
+
+	it('reads every optional setting', () => {
+		const config = loadConfig(
+			{
+				...valid,
+				SERVICE_BASE_URL: 'https://gateway.example.com/prod',
+				SERVICE_WEBHOOK_SECRET_PREVIOUS: previous,
+				DATA_DIR: '/var/lib/inbox',
+				DATABASE_URL: 'postgres://inbox@db/inbox',
+				PORT: '8080',
+				WEBHOOK_PROCESSING: 'off'
+			},
+			{ cwd: '/srv' }
+		);
+		expect(config).toMatchObject({
+			serviceBaseUrl: 'https://gateway.example.com/prod',
+			webhookSecretPrevious: previous,
+			dataDir: '/var/lib/inbox',
+			keysDir: '/var/lib/inbox/keys',
+			databaseUrl: 'postgres://inbox@db/inbox',
+			port: 8080,
+			webhookProcessing: false
+		});
+	});
+
+	it('lists every problem at once, one clear message each', () => {
+		const problems = problemsOf({ PORT: 'eighty' });
+		expect(problems).toEqual([
+			expect.stringMatching(/^SERVICE_BASE_URL is not set/),
+			expect.stringMatching(/^SERVICE_API_KEY is not set/),
+			expect.stringMatching(/^SERVICE_WEBHOOK_SECRET is not set/),
+			expect.stringMatching(/^PORT must be an integer/),
+			expect.stringMatching(/^ORIGIN is not set/)
+		]);
+	});
+
+	it('refuses malformed credentials without echoing them', () => {
+		const problems = problemsOf({ ...valid, SERVICE_API_KEY: 'sk_test_secretvalue', SERVICE_WEBHOOK_SECRET: `whsec_${'B'.repeat(42)}=` });
+		expect(problems).toHaveLength(2);
+		expect(problems[0]).toMatch(/SERVICE_API_KEY is not a valid API key/);
+		expect(problems[1]).toMatch(/SERVICE_WEBHOOK_SECRET is not a valid webhook secret/);
+		expect(problems.join()).not.toContain('secretvalue');
+	});
+
+	it('refuses a previous secret equal to the current one', () => {
+		expect(problemsOf({ ...valid, SERVICE_WEBHOOK_SECRET_PREVIOUS: secret })).toEqual([
+			expect.stringMatching(/equals SERVICE_WEBHOOK_SECRET/)
+		]);
+	});
+
+	it('wants https for the service except on the local machine, and no /v1 suffix', () => {
+		expect(problemsOf({ ...valid, SERVICE_BASE_URL: 'http://api.example.com' })).toEqual([expect.stringMatching(/must use https/)]);
+		expect(loadConfig({ ...valid, SERVICE_BASE_URL: 'http://127.0.0.1:8787' }).serviceBaseUrl).toBe('http://127.0.0.1:8787');
+		expect(problemsOf({ ...valid, SERVICE_BASE_URL: 'https://api.example.com/v1/' })).toEqual([
+			expect.stringMatching(/must not end with \/v1/)
+		]);
+		expect(problemsOf({ ...valid, SERVICE_BASE_URL: 'ftp://api.example.com' })).toEqual([
+			expect.stringMatching(/must be an http\(s\) URL/)
+		]);
+	});
+
+	it('wants ORIGIN as a bare origin, a postgres DATABASE_URL and an on/off switch', () => {
+		expect(problemsOf({ ...valid, ORIGIN: 'https://inbox.example.com/app' })).toEqual([
+			expect.stringMatching(/ORIGIN must be a scheme and host only/)
+		]);
+		expect(problemsOf({ ...valid, DATABASE_URL: 'mysql://db/inbox' })).toEqual([expect.stringMatching(/DATABASE_URL must be a postgres/)]);
+		expect(problemsOf({ ...valid, WEBHOOK_PROCESSING: 'yes' })).toEqual([expect.stringMatching(/WEBHOOK_PROCESSING must be on or off/)]);
+	});
+
+	it('uses the development origin only when ORIGIN is missing', () => {
+		const { ORIGIN: _origin, ...withoutOrigin } = valid;
+		expect(loadConfig(withoutOrigin, { defaultOrigin: 'http://localhost:5173' }).origin).toBe('http://localhost:5173');
+		expect(loadConfig(valid, { defaultOrigin: 'http://localhost:5173' }).origin).toBe('https://inbox.example.com');
+	});
+
+	it('lets cookies go without Secure only for http on the local machine', () => {
+		expect(originIsLocalHttp('http://127.0.0.1:3000')).toBe(true);
+		expect(originIsLocalHttp('http://localhost:5173')).toBe(true);
+		expect(originIsLocalHttp('https://localhost')).toBe(false);
+		expect(originIsLocalHttp('http://inbox.example.com')).toBe(false);
+		expect(originIsLocalHttp('https://inbox.example.com')).toBe(false);
+	});
+});
+
+describe("adapter-node's body size limit", () => {
+	it('is enough from 1.5 MiB on', () => {
+		expect(bodyLimitIsEnough(undefined)).toBe(false);
+		expect(bodyLimitIsEnough('512K')).toBe(false);
+		expect(bodyLimitIsEnough('2M')).toBe(true);
+		expect(bodyLimitIsEnough('2m')).toBe(true);
+		expect(bodyLimitIsEnough('1048576')).toBe(false);
+		expect(bodyLimitIsEnough('Infinity')).toBe(true);
+		expect(bodyLimitIsEnough('lots')).toBe(false);
+	});
+});

@@ -1,0 +1,192 @@
+/**
+ * The inbox server's configuration, read from the environment and validated at start with one clear
+ * message per problem (never a secret's value). Credentials are the portal's (contract 2.3); company key
+ * files live in `DATA_DIR/keys` (contract 2.1).
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import { b64uDecode } from '../crypto/encoding';
+
+export interface InboxConfig {
+	/** The service's base URL without a trailing slash; requests go to `<serviceBaseUrl>/v1/...`. */
+	serviceBaseUrl: string;
+	serviceApiKey: string;
+	/** The current `whsec_…`: signs requests (contract 5.1) and verifies webhooks (5.2). */
+	webhookSecret: string;
+	/** The previous secret during a rotation: still accepted on webhooks. */
+	webhookSecretPrevious: string | null;
+	dataDir: string;
+	keysDir: string;
+	/** PostgreSQL when set; PGlite under `DATA_DIR/pglite` otherwise. */
+	databaseUrl: string | null;
+	port: number;
+	/** The inbox's public origin (`https://inbox.example.com`): the origin check and cookies use it. */
+	origin: string;
+	/** `WEBHOOK_PROCESSING=off` makes this process receive and store webhooks without processing them. */
+	webhookProcessing: boolean;
+}
+
+export class ConfigError extends Error {
+	override readonly name = 'ConfigError';
+
+	constructor(readonly problems: string[]) {
+		super(`The inbox cannot start; fix its configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+	}
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export function isLoopbackHost(hostname: string): boolean {
+	return LOOPBACK.has(hostname);
+}
+
+/** `prefix` + unpadded base64url of exactly 32 bytes (contract 2.3). */
+function isCredential(value: string, prefix: string): boolean {
+	if (!value.startsWith(prefix)) return false;
+	try {
+		return b64uDecode(value.slice(prefix.length)).length === 32;
+	} catch {
+		return false;
+	}
+}
+
+function parseUrl(value: string): URL | undefined {
+	try {
+		return new URL(value);
+	} catch {
+		return undefined;
+	}
+}
+
+function readServiceBaseUrl(value: string | undefined, problems: string[]): string {
+	if (!value) {
+		problems.push("SERVICE_BASE_URL is not set: the service's base URL, e.g. https://api.example.com (without /v1)");
+		return '';
+	}
+	const url = parseUrl(value);
+	if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+		problems.push(`SERVICE_BASE_URL must be an http(s) URL, got ${JSON.stringify(value)}`);
+		return '';
+	}
+	if (url.username || url.password || url.search || url.hash) {
+		problems.push('SERVICE_BASE_URL must not carry credentials, a query or a fragment');
+	}
+	if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+		problems.push('SERVICE_BASE_URL must use https (http is allowed only for localhost): the API key travels with every request');
+	}
+	const base = url.href.replace(/\/+$/, '');
+	if (/\/v1$/.test(base)) problems.push('SERVICE_BASE_URL must not end with /v1: the inbox adds /v1 itself');
+	return base;
+}
+
+function readCredential(env: Env, name: string, prefix: string, what: string, problems: string[], required: boolean): string | null {
+	const value = env[name];
+	if (value === undefined || value === '') {
+		if (required) problems.push(`${name} is not set: ${what} (${prefix}…)`);
+		return null;
+	}
+	if (!isCredential(value.trim(), prefix)) {
+		problems.push(`${name} is not a valid ${what}: it must be ${prefix} followed by the base64url of 32 bytes`);
+		return null;
+	}
+	return value.trim();
+}
+
+function readPort(value: string | undefined, problems: string[]): number {
+	if (value === undefined || value === '') return 3000;
+	if (!/^[0-9]{1,5}$/.test(value) || Number(value) < 1 || Number(value) > 65535) {
+		problems.push(`PORT must be an integer from 1 to 65535, got ${JSON.stringify(value)}`);
+		return 0;
+	}
+	return Number(value);
+}
+
+function readOrigin(value: string | undefined, fallback: string | undefined, problems: string[]): string {
+	if (!value) {
+		if (fallback) return fallback;
+		problems.push("ORIGIN is not set: the inbox's public origin as agents type it, e.g. https://inbox.example.com");
+		return '';
+	}
+	const url = parseUrl(value);
+	if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname !== '/' || url.search || url.hash || url.username) {
+		problems.push(`ORIGIN must be a scheme and host only, e.g. https://inbox.example.com, got ${JSON.stringify(value)}`);
+		return '';
+	}
+	return url.origin;
+}
+
+function readDatabaseUrl(value: string | undefined, problems: string[]): string | null {
+	if (value === undefined || value === '') return null;
+	const url = parseUrl(value);
+	if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
+		problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset to use the embedded PGlite database)');
+		return null;
+	}
+	return value;
+}
+
+function readSwitch(name: string, value: string | undefined, fallback: boolean, problems: string[]): boolean {
+	if (value === undefined || value === '') return fallback;
+	if (value === 'on') return true;
+	if (value === 'off') return false;
+	problems.push(`${name} must be on or off, got ${JSON.stringify(value)}`);
+	return fallback;
+}
+
+/**
+ * Reads and validates the whole configuration; throws one ConfigError listing every problem.
+ * `defaultOrigin` stands in for a missing ORIGIN (development server only).
+ */
+export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: string } = {}): InboxConfig {
+	const problems: string[] = [];
+	const serviceBaseUrl = readServiceBaseUrl(env.SERVICE_BASE_URL, problems);
+	const serviceApiKey = readCredential(env, 'SERVICE_API_KEY', 'sk_live_', 'API key from the service portal', problems, true);
+	const webhookSecret = readCredential(env, 'SERVICE_WEBHOOK_SECRET', 'whsec_', 'webhook secret from the service portal', problems, true);
+	const webhookSecretPrevious = readCredential(
+		env,
+		'SERVICE_WEBHOOK_SECRET_PREVIOUS',
+		'whsec_',
+		'previous webhook secret (set only during a rotation)',
+		problems,
+		false
+	);
+	if (webhookSecretPrevious !== null && webhookSecretPrevious === webhookSecret) {
+		problems.push('SERVICE_WEBHOOK_SECRET_PREVIOUS equals SERVICE_WEBHOOK_SECRET: unset it, or set it to the secret before the rotation');
+	}
+	const dataDirText = env.DATA_DIR || './data';
+	const dataDir = isAbsolute(dataDirText) ? dataDirText : resolve(options.cwd ?? process.cwd(), dataDirText);
+	const databaseUrl = readDatabaseUrl(env.DATABASE_URL, problems);
+	const port = readPort(env.PORT, problems);
+	const origin = readOrigin(env.ORIGIN, options.defaultOrigin, problems);
+	const webhookProcessing = readSwitch('WEBHOOK_PROCESSING', env.WEBHOOK_PROCESSING, true, problems);
+	if (problems.length) throw new ConfigError(problems);
+	return {
+		serviceBaseUrl,
+		serviceApiKey: serviceApiKey as string,
+		webhookSecret: webhookSecret as string,
+		webhookSecretPrevious,
+		dataDir,
+		keysDir: join(dataDir, 'keys'),
+		databaseUrl,
+		port,
+		origin,
+		webhookProcessing
+	};
+}
+
+/** Whether cookies may go without `Secure`: only for an origin on the local machine over http. */
+export function originIsLocalHttp(origin: string): boolean {
+	const url = new URL(origin);
+	return url.protocol === 'http:' && isLoopbackHost(url.hostname);
+}
+
+/** adapter-node's BODY_SIZE_LIMIT (bytes, or with K, M, G; `Infinity`) against the 1 MiB bodies the proxy forwards. */
+export function bodyLimitIsEnough(value: string | undefined): boolean {
+	if (value === undefined || value === '') return false;
+	if (value === 'Infinity') return true;
+	const match = /^(\d+)([KMG]?)$/i.exec(value.trim());
+	if (!match) return false;
+	const factor = { '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[match[2].toUpperCase() as '' | 'K' | 'M' | 'G'];
+	return Number(match[1]) * factor >= 1.5 * 1024 * 1024;
+}

@@ -1,0 +1,89 @@
+/**
+ * Invitations and re-invitations (contract 6.3, 6.4; docs/inbox-api.md §5): the service makes the
+ * invitation, the server generates the 32-byte invite secret, stores it against the conversation, and
+ * returns the full link `<inviteUrl>#s=…&fp=…` once. A retried request (same Idempotency-Key) replays the
+ * same invitation and the same secret.
+ */
+import { randomUUID } from 'node:crypto';
+import { ContractError } from '../../crypto/errors';
+import { b64uDecode, b64uEncode } from '../../crypto/encoding';
+import { buildInviteLink, generateInviteSecret } from '../../crypto/invite';
+import { v1, type InviteRecord } from '../../wire/v1';
+import type { Account } from '../db/accounts';
+import { ensureConversation } from '../db/conversations';
+import { storeInviteSecret } from '../db/invites';
+import { appendLiveEvent } from '../db/live-events';
+import { INTERACTIVE_RETRY } from '../upstream/client';
+import type { ConversationServices } from './rewrap';
+
+export interface Invitation extends InviteRecord {
+	/** `<inviteUrl>#s=…&fp=…`: shown once. */
+	link: string;
+}
+
+export type InvitationOptions = ConversationServices;
+
+export const MIN_INVITE_SECONDS = 60;
+export const MAX_INVITE_SECONDS = 2_592_000;
+
+/** `expiresIn` of a request body: absent, or an integer of seconds in the service's range (contract-gaps §6). */
+export function readExpiresIn(body: Record<string, unknown>): number | undefined {
+	const value = body.expiresIn;
+	if (value === undefined) return undefined;
+	if (typeof value !== 'number' || !Number.isInteger(value) || value < MIN_INVITE_SECONDS || value > MAX_INVITE_SECONDS) {
+		throw new ContractError(
+			'INVALID_REQUEST',
+			`expiresIn must be an integer from ${MIN_INVITE_SECONDS} to ${MAX_INVITE_SECONDS} seconds`,
+			400
+		);
+	}
+	return value;
+}
+
+export async function createInvitation(
+	options: InvitationOptions,
+	input: { account: Account; conversationId?: string; expiresIn?: number; idempotencyKey?: string }
+): Promise<Invitation> {
+	const kind = input.conversationId === undefined ? 'invite' : 'reinvite';
+	const request =
+		input.conversationId === undefined
+			? v1.createInvite({ expiresIn: input.expiresIn })
+			: v1.reinvite(input.conversationId, { expiresIn: input.expiresIn });
+	const operationKey = input.idempotencyKey
+		? `${kind}:${input.account.accountId}:${input.conversationId ?? ''}:${input.idempotencyKey}`
+		: `${kind}:${randomUUID()}`;
+	const { value: record } = await options.upstream.perform(operationKey, request, INTERACTIVE_RETRY);
+	if (input.conversationId !== undefined && record.conversationId !== input.conversationId) {
+		throw new ContractError('INVALID_RESPONSE', 'the re-invitation names another conversation', 502);
+	}
+
+	const now = new Date(options.now());
+	const expiresAt = Number.isNaN(Date.parse(record.expiresAt))
+		? new Date(now.getTime() + MAX_INVITE_SECONDS * 1000)
+		: new Date(record.expiresAt);
+	const stored = await storeInviteSecret(
+		options.db,
+		{
+			inviteId: record.inviteId,
+			conversationId: record.conversationId,
+			kind,
+			secret: b64uEncode(generateInviteSecret()),
+			createdBy: input.account.accountId,
+			expiresAt
+		},
+		now
+	);
+	const keys = await options.companyKeys();
+	const link = buildInviteLink(record.inviteUrl, b64uDecode(stored.secret, 'invite secret'), keys.current.publicKey);
+	await options.db.transaction(async (tx) => {
+		if (await ensureConversation(tx, record.conversationId, 'pending', now)) {
+			await appendLiveEvent(tx, 'conversation.changed', record.conversationId, { conversationId: record.conversationId }, now);
+		}
+	});
+	options.log.info(`${kind === 'invite' ? 'invitation' : 're-invitation'} created`, {
+		conversation: record.conversationId,
+		invite: record.inviteId,
+		account: input.account.accountId
+	});
+	return { ...record, link };
+}

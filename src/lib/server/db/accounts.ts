@@ -1,0 +1,132 @@
+/**
+ * Agent and admin accounts (docs/inbox-api.md §2, §3, §8): login names, Argon2id password hashes, role,
+ * and the agent's registered X25519 public key with its `agentKeyId` (contract 2.9). Never a secret key.
+ */
+import { randomBytes } from 'node:crypto';
+import { ContractError } from '../../crypto/errors';
+import { b64uEncode } from '../../crypto/encoding';
+import type { Queryable } from './database';
+import { isUniqueViolation } from './errors';
+
+export type Role = 'agent' | 'admin';
+
+export interface Account {
+	accountId: string;
+	username: string;
+	displayName: string;
+	role: Role;
+	agentKeyId: string | null;
+	agentPublicKey: string | null;
+	createdAt: Date;
+	disabledAt: Date | null;
+}
+
+export interface AccountRow {
+	account_id: string;
+	username: string;
+	display_name: string;
+	role: Role;
+	agent_key_id: string | null;
+	agent_public_key: string | null;
+	created_at: Date;
+	disabled_at: Date | null;
+}
+
+/** The columns of an Account, qualified by `alias` when given (for joins). */
+export function accountColumns(alias = ''): string {
+	const prefix = alias ? `${alias}.` : '';
+	return ['account_id', 'username', 'display_name', 'role', 'agent_key_id', 'agent_public_key', 'created_at', 'disabled_at']
+		.map((column) => prefix + column)
+		.join(', ');
+}
+
+const COLUMNS = accountColumns();
+
+export function toAccount(row: AccountRow): Account {
+	return {
+		accountId: row.account_id,
+		username: row.username,
+		displayName: row.display_name,
+		role: row.role,
+		agentKeyId: row.agent_key_id,
+		agentPublicKey: row.agent_public_key,
+		createdAt: new Date(row.created_at),
+		disabledAt: row.disabled_at ? new Date(row.disabled_at) : null
+	};
+}
+
+export function newAccountId(): string {
+	return `acc_${b64uEncode(randomBytes(12))}`;
+}
+
+export async function createAccount(
+	db: Queryable,
+	input: { username: string; displayName: string; role: Role; passwordHash: string },
+	now: Date
+): Promise<Account> {
+	try {
+		const [row] = await db.query<AccountRow>(
+			`insert into accounts (account_id, username, display_name, role, password_hash, created_at)
+			 values ($1, $2, $3, $4, $5, $6) returning ${COLUMNS}`,
+			[newAccountId(), input.username, input.displayName, input.role, input.passwordHash, now]
+		);
+		return toAccount(row);
+	} catch (error) {
+		if (isUniqueViolation(error)) throw new ContractError('ALREADY_EXISTS', `the username ${input.username} is taken`, 409);
+		throw error;
+	}
+}
+
+/** The account and its password hash, for login. */
+export async function findAccountForLogin(
+	db: Queryable,
+	username: string
+): Promise<{ account: Account; passwordHash: string } | undefined> {
+	const [row] = await db.query<AccountRow & { password_hash: string }>(
+		`select ${COLUMNS}, password_hash from accounts where username = $1`,
+		[username]
+	);
+	return row && { account: toAccount(row), passwordHash: row.password_hash };
+}
+
+export async function getAccount(db: Queryable, accountId: string): Promise<Account | undefined> {
+	const [row] = await db.query<AccountRow>(`select ${COLUMNS} from accounts where account_id = $1`, [accountId]);
+	return row && toAccount(row);
+}
+
+export async function listAccounts(db: Queryable): Promise<Account[]> {
+	return (await db.query<AccountRow>(`select ${COLUMNS} from accounts order by username`)).map(toAccount);
+}
+
+export async function setPasswordHash(db: Queryable, accountId: string, passwordHash: string): Promise<void> {
+	await db.query('update accounts set password_hash = $2 where account_id = $1', [accountId, passwordHash]);
+}
+
+/**
+ * Registers the agent's key (docs/inbox-api.md §3): the same pair again is a no-op; another pair needs
+ * `replace`; an id or key held by another account is refused.
+ */
+export async function registerAgentKey(
+	db: Queryable,
+	input: { accountId: string; agentKeyId: string; publicKey: string; replace: boolean },
+	now: Date
+): Promise<Account> {
+	const current = await getAccount(db, input.accountId);
+	if (!current) throw new ContractError('UNAUTHENTICATED', 'the account no longer exists', 401);
+	if (current.agentKeyId === input.agentKeyId && current.agentPublicKey === input.publicKey) return current;
+	if (current.agentKeyId !== null && !input.replace) {
+		throw new ContractError('ALREADY_EXISTS', `a key (${current.agentKeyId}) is already registered; send replace: true to replace it`, 409);
+	}
+	try {
+		const [row] = await db.query<AccountRow>(
+			`update accounts set agent_key_id = $2, agent_public_key = $3, agent_key_registered_at = $4
+			 where account_id = $1 returning ${COLUMNS}`,
+			[input.accountId, input.agentKeyId, input.publicKey, now]
+		);
+		return toAccount(row);
+	} catch (error) {
+		if (isUniqueViolation(error))
+			throw new ContractError('ALREADY_EXISTS', 'this agentKeyId or public key belongs to another account', 409);
+		throw error;
+	}
+}

@@ -1,0 +1,275 @@
+/**
+ * Conversations as the inbox knows them (docs/inbox-api.md §4): the service's status, the trust state from
+ * the invite binding (contract 6.3), the re-invitation's rewrap state (6.4), and each account's view of
+ * them (unread count, the account's own agent wraps). The company wrap is ciphertext; K is never stored.
+ */
+import type { ConversationStatus, Wrap } from '../../wire/v1';
+import type { Account } from './accounts';
+import type { Queryable } from './database';
+
+export type Trust = 'verified' | 'unverified' | 'binding_invalid';
+export type RewrapState = 'none' | 'needs_confirmation' | 'blocked' | 'queued' | 'done' | 'failed';
+
+export interface ConversationState {
+	conversationId: string;
+	status: ConversationStatus;
+	trust: Trust | null;
+	keyVersion: number | null;
+	wrapForCompany: Wrap | null;
+	userPublicKey: string | null;
+	rewrapState: RewrapState;
+	rewrapAttempts: number;
+	startedEventAt: Date | null;
+}
+
+interface StateRow {
+	conversation_id: string;
+	status: ConversationStatus;
+	trust: Trust | null;
+	key_version: number | null;
+	wrap_for_company: Wrap | null;
+	user_public_key: string | null;
+	rewrap_state: RewrapState;
+	rewrap_attempts: number;
+	started_event_at: Date | null;
+}
+
+/** Creates the row of a conversation the inbox just heard of (an invitation, an early event); returns whether it is new. */
+export async function ensureConversation(tx: Queryable, conversationId: string, status: ConversationStatus, now: Date): Promise<boolean> {
+	const rows = await tx.query(
+		`insert into conversations (conversation_id, status, created_at, last_activity_at, updated_at)
+		 values ($1, $2, $3, $3, $3) on conflict (conversation_id) do nothing returning conversation_id`,
+		[conversationId, status, now]
+	);
+	return rows.length > 0;
+}
+
+/** The conversation's state, locked for the rest of the transaction. */
+export async function lockConversation(tx: Queryable, conversationId: string): Promise<ConversationState | undefined> {
+	const [row] = await tx.query<StateRow>(
+		`select conversation_id, status, trust, key_version, wrap_for_company, user_public_key, rewrap_state, rewrap_attempts, started_event_at
+		 from conversations where conversation_id = $1 for update`,
+		[conversationId]
+	);
+	return (
+		row && {
+			conversationId: row.conversation_id,
+			status: row.status,
+			trust: row.trust,
+			keyVersion: row.key_version,
+			wrapForCompany: row.wrap_for_company,
+			userPublicKey: row.user_public_key,
+			rewrapState: row.rewrap_state,
+			rewrapAttempts: row.rewrap_attempts,
+			startedEventAt: row.started_event_at ? new Date(row.started_event_at) : null
+		}
+	);
+}
+
+/** Records a `conversation.started` (contract 6): the new key, trust and rewrap state. */
+export async function recordStart(
+	tx: Queryable,
+	input: {
+		conversationId: string;
+		status: ConversationStatus;
+		trust: Trust;
+		wrapForCompany: Wrap;
+		userPublicKey: string;
+		rewrapState: RewrapState;
+		startedEventAt: Date;
+	},
+	now: Date
+): Promise<void> {
+	await tx.query(
+		`update conversations set status = $2, trust = $3, key_version = $4, wrap_for_company = $5::jsonb, user_public_key = $6,
+		   rewrap_state = $7, rewrap_error = null, rewrap_attempts = 0, rewrap_next_attempt_at = $8, rewrap_confirmed_by = null,
+		   started_event_at = $9, started_at = coalesce(started_at, $8), last_activity_at = greatest(last_activity_at, $8),
+		   closed_at = null, updated_at = $8
+		 where conversation_id = $1`,
+		[
+			input.conversationId,
+			input.status,
+			input.trust,
+			input.wrapForCompany.keyVersion,
+			JSON.stringify(input.wrapForCompany),
+			input.userPublicKey,
+			input.rewrapState,
+			now,
+			input.startedEventAt
+		]
+	);
+}
+
+export async function updateStatus(
+	tx: Queryable,
+	conversationId: string,
+	change: { status?: ConversationStatus | null; userDeleted?: boolean | null },
+	now: Date
+): Promise<void> {
+	await tx.query(
+		`update conversations set status = coalesce($2, status), user_deleted = coalesce($3, user_deleted),
+		   closed_at = case when $2::text = 'closed' then coalesce(closed_at, $4) when $2::text is null then closed_at else null end,
+		   updated_at = $4
+		 where conversation_id = $1`,
+		[conversationId, change.status ?? null, change.userDeleted ?? null, now]
+	);
+}
+
+/**
+ * Messages arrived: each conversation exists (created active if it is new here) and its last activity
+ * moves forward to the given time.
+ */
+export async function recordActivities(tx: Queryable, latest: ReadonlyMap<string, Date>, now: Date): Promise<void> {
+	if (latest.size === 0) return;
+	await tx.query(
+		`insert into conversations (conversation_id, status, created_at, last_activity_at, updated_at)
+		 select conversation_id, 'active', $3, at, $3 from unnest($1::text[], $2::timestamptz[]) as a (conversation_id, at)
+		 on conflict (conversation_id) do update
+		 set last_activity_at = greatest(conversations.last_activity_at, excluded.last_activity_at), updated_at = excluded.updated_at`,
+		[[...latest.keys()], [...latest.values()], now]
+	);
+}
+
+export async function recordActivity(tx: Queryable, conversationId: string, at: Date, now: Date): Promise<void> {
+	await recordActivities(tx, new Map([[conversationId, at]]), now);
+}
+
+export async function setRewrapState(
+	tx: Queryable,
+	conversationId: string,
+	change: { state: RewrapState; error?: string | null; nextAttemptAt?: Date | null; attempts?: number; confirmedBy?: string },
+	now: Date
+): Promise<void> {
+	await tx.query(
+		`update conversations set rewrap_state = $2, rewrap_error = $3, rewrap_next_attempt_at = $4,
+		   rewrap_attempts = coalesce($5, rewrap_attempts), rewrap_confirmed_by = coalesce($6, rewrap_confirmed_by), updated_at = $7
+		 where conversation_id = $1`,
+		[
+			conversationId,
+			change.state,
+			change.error ?? null,
+			change.nextAttemptAt ?? null,
+			change.attempts ?? null,
+			change.confirmedBy ?? null,
+			now
+		]
+	);
+}
+
+/** Conversations whose rewrap is queued and due. */
+export async function dueRewraps(db: Queryable, now: Date, limit: number): Promise<string[]> {
+	const rows = await db.query<{ conversation_id: string }>(
+		`select conversation_id from conversations where rewrap_state = 'queued' and (rewrap_next_attempt_at is null or rewrap_next_attempt_at <= $1)
+		 order by rewrap_next_attempt_at nulls first limit $2`,
+		[now, limit]
+	);
+	return rows.map((row) => row.conversation_id);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// An account's view (docs/inbox-api.md §4)
+
+export interface ConversationView {
+	conversationId: string;
+	status: ConversationStatus;
+	trust: Trust | null;
+	rewrap: { state: RewrapState; error: string | null };
+	keyVersion: number | null;
+	userDeleted: boolean;
+	createdAt: string;
+	startedAt: string | null;
+	lastActivityAt: string;
+	closedAt: string | null;
+	unreadCount: number;
+	agentWraps: { agentKeyId: string; rosterVersion: number; wrap: Wrap }[];
+}
+
+interface ViewRow {
+	conversation_id: string;
+	status: ConversationStatus;
+	trust: Trust | null;
+	rewrap_state: RewrapState;
+	rewrap_error: string | null;
+	key_version: number | null;
+	user_deleted: boolean;
+	created_at: Date;
+	started_at: Date | null;
+	last_activity_at: Date;
+	closed_at: Date | null;
+	unread_count: number;
+	agent_wraps: { agentKeyId: string; rosterVersion: number; wrap: Wrap }[];
+}
+
+/** `YYYY-MM-DDTHH:MM:SSZ` (docs/inbox-api.md §1). */
+export function isoSeconds(value: Date | string): string {
+	return new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const VIEW_SELECT = `
+	select c.conversation_id, c.status, c.trust, c.rewrap_state, c.rewrap_error, c.key_version, c.user_deleted,
+	       c.created_at, c.started_at, c.last_activity_at, c.closed_at,
+	       (select count(*)::int from conversation_messages m
+	          where m.conversation_id = c.conversation_id and m.sender_type = 'user'
+	            and coalesce(m.seq, 0) > coalesce(r.read_up_to_seq, 0)) as unread_count,
+	       coalesce((select jsonb_agg(jsonb_build_object('agentKeyId', w.agent_key_id, 'rosterVersion', w.roster_version, 'wrap', w.wrap))
+	          from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2), '[]'::jsonb) as agent_wraps
+	from conversations c
+	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1`;
+
+function toView(row: ViewRow): ConversationView {
+	return {
+		conversationId: row.conversation_id,
+		status: row.status,
+		trust: row.trust,
+		rewrap: { state: row.rewrap_state, error: row.rewrap_error },
+		keyVersion: row.key_version,
+		userDeleted: row.user_deleted,
+		createdAt: isoSeconds(row.created_at),
+		startedAt: row.started_at ? isoSeconds(row.started_at) : null,
+		lastActivityAt: isoSeconds(row.last_activity_at),
+		closedAt: row.closed_at ? isoSeconds(row.closed_at) : null,
+		unreadCount: row.unread_count,
+		agentWraps: row.agent_wraps
+	};
+}
+
+export async function getConversationView(db: Queryable, account: Account, conversationId: string): Promise<ConversationView | undefined> {
+	const [row] = await db.query<ViewRow>(`${VIEW_SELECT} where c.conversation_id = $3`, [
+		account.accountId,
+		account.agentKeyId,
+		conversationId
+	]);
+	return row && toView(row);
+}
+
+export interface ViewFilter {
+	status?: ConversationStatus;
+	trust?: Trust;
+	limit: number;
+	/** After this (lastActivityAt, conversationId) in the descending order. */
+	after?: { lastActivityAt: string; conversationId: string };
+}
+
+export async function listConversationViews(
+	db: Queryable,
+	account: Account,
+	filter: ViewFilter
+): Promise<{ views: ConversationView[]; hasMore: boolean }> {
+	const rows = await db.query<ViewRow>(
+		`${VIEW_SELECT}
+		 where ($3::text is null or c.status = $3) and ($4::text is null or c.trust = $4)
+		   and ($5::timestamptz is null or (c.last_activity_at, c.conversation_id) < ($5::timestamptz, $6::text))
+		 order by c.last_activity_at desc, c.conversation_id desc
+		 limit $7`,
+		[
+			account.accountId,
+			account.agentKeyId,
+			filter.status ?? null,
+			filter.trust ?? null,
+			filter.after?.lastActivityAt ?? null,
+			filter.after?.conversationId ?? null,
+			filter.limit + 1
+		]
+	);
+	return { views: rows.slice(0, filter.limit).map(toView), hasMore: rows.length > filter.limit };
+}

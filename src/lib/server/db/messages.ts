@@ -1,0 +1,137 @@
+/**
+ * Message envelopes stored as received (contract 2.5; docs/inbox-api.md §4), each account's read pointer,
+ * and the agent wraps of each conversation (contract 6.7, contract-gaps §7). Ciphertext only.
+ */
+import type { AttachmentRef, Envelope, Wrap } from '../../wire/v1';
+import { isoSeconds } from './conversations';
+import type { Queryable } from './database';
+
+export interface StoredMessage {
+	messageId: string;
+	conversationId: string;
+	seq: number | null;
+	senderType: 'user' | 'company';
+	contentType: string;
+	encryption: Envelope;
+	attachment: AttachmentRef | null;
+	createdAt: string;
+}
+
+/**
+ * The nine columns of `conversation_messages` for an `unnest($1::text[], $2::text[], $3::int[], $4::text[],
+ * $5::text[], $6::jsonb[], $7::jsonb[], $8::timestamptz[], $9::text[])`, in the table's order.
+ */
+export function messageColumns(entries: readonly { message: StoredMessage; eventId: string | null }[]): unknown[][] {
+	const column = <T>(pick: (entry: { message: StoredMessage; eventId: string | null }) => T) => entries.map(pick);
+	return [
+		column((entry) => entry.message.messageId),
+		column((entry) => entry.message.conversationId),
+		column((entry) => entry.message.seq),
+		column((entry) => entry.message.senderType),
+		column((entry) => entry.message.contentType),
+		column((entry) => JSON.stringify(entry.message.encryption)),
+		column((entry) => (entry.message.attachment === null ? null : JSON.stringify(entry.message.attachment))),
+		column((entry) => entry.message.createdAt),
+		column((entry) => entry.eventId)
+	];
+}
+
+/** Stores messages once each (by `messageId`), in one statement; returns the ids that were new. */
+export async function storeMessages(
+	tx: Queryable,
+	entries: readonly { message: StoredMessage; eventId: string | null }[]
+): Promise<Set<string>> {
+	if (entries.length === 0) return new Set();
+	const rows = await tx.query<{ message_id: string }>(
+		`insert into conversation_messages (message_id, conversation_id, seq, sender_type, content_type, encryption, attachment, created_at, event_id)
+		 select * from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::timestamptz[], $9::text[])
+		 on conflict (message_id) do nothing returning message_id`,
+		messageColumns(entries)
+	);
+	return new Set(rows.map((row) => row.message_id));
+}
+
+/** Stores a message once (by `messageId`); returns whether it was new. */
+export async function storeMessage(tx: Queryable, message: StoredMessage, eventId: string | null): Promise<boolean> {
+	return (await storeMessages(tx, [{ message, eventId }])).has(message.messageId);
+}
+
+interface MessageRow {
+	message_id: string;
+	conversation_id: string;
+	seq: number | null;
+	sender_type: 'user' | 'company';
+	content_type: string;
+	encryption: Envelope;
+	attachment: AttachmentRef | null;
+	created_at: Date;
+}
+
+export async function listStoredMessages(
+	db: Queryable,
+	conversationId: string,
+	afterSeq: number,
+	limit: number
+): Promise<{ messages: StoredMessage[]; hasMore: boolean }> {
+	const rows = await db.query<MessageRow>(
+		`select message_id, conversation_id, seq, sender_type, content_type, encryption, attachment, created_at
+		 from conversation_messages where conversation_id = $1 and coalesce(seq, 0) > $2
+		 order by seq nulls first, created_at, message_id limit $3`,
+		[conversationId, afterSeq, limit + 1]
+	);
+	const messages = rows.slice(0, limit).map((row) => ({
+		messageId: row.message_id,
+		conversationId: row.conversation_id,
+		seq: row.seq,
+		senderType: row.sender_type,
+		contentType: row.content_type,
+		encryption: row.encryption,
+		attachment: row.attachment,
+		createdAt: isoSeconds(row.created_at)
+	}));
+	return { messages, hasMore: rows.length > limit };
+}
+
+/** Moves the account's read pointer forward to the stored message; false when that message is unknown here. */
+export async function markReadUpTo(
+	tx: Queryable,
+	accountId: string,
+	conversationId: string,
+	messageId: string,
+	now: Date
+): Promise<boolean> {
+	const rows = await tx.query(
+		`insert into agent_reads (account_id, conversation_id, read_up_to_seq, updated_at)
+		 select $1, $2, m.seq, $4 from conversation_messages m where m.message_id = $3 and m.conversation_id = $2 and m.seq is not null
+		 on conflict (account_id, conversation_id)
+		 do update set read_up_to_seq = greatest(agent_reads.read_up_to_seq, excluded.read_up_to_seq), updated_at = excluded.updated_at
+		 returning read_up_to_seq`,
+		[accountId, conversationId, messageId, now]
+	);
+	return rows.length > 0;
+}
+
+/** Stores wraps sealed for agents; a newer wrap for the same agent replaces the older one. */
+export async function storeAgentWraps(
+	tx: Queryable,
+	conversationId: string,
+	wraps: readonly { agentKeyId: string; rosterVersion: number; wrap: Wrap }[],
+	now: Date
+): Promise<void> {
+	if (wraps.length === 0) return;
+	await tx.query(
+		`insert into agent_wraps (conversation_id, agent_key_id, roster_version, wrap, received_at)
+		 select $1, agent_key_id, roster_version, wrap, $5
+		 from unnest($2::text[], $3::int[], $4::jsonb[]) as w (agent_key_id, roster_version, wrap)
+		 on conflict (conversation_id, agent_key_id)
+		 do update set roster_version = excluded.roster_version, wrap = excluded.wrap, received_at = excluded.received_at
+		 where agent_wraps.roster_version <= excluded.roster_version`,
+		[
+			conversationId,
+			wraps.map((wrap) => wrap.agentKeyId),
+			wraps.map((wrap) => wrap.rosterVersion),
+			wraps.map((wrap) => JSON.stringify({ keyVersion: wrap.wrap.keyVersion, sealed: wrap.wrap.sealed })),
+			now
+		]
+	);
+}

@@ -1,0 +1,167 @@
+/**
+ * The schema, as numbered migrations applied in order and never edited once released (add a new one).
+ * Nothing here holds message plaintext or a conversation key: envelopes and wraps are ciphertext.
+ */
+
+export interface Migration {
+	version: number;
+	name: string;
+	sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+	{
+		version: 1,
+		name: 'accounts, sessions, webhook queue, conversations, invites, rosters, operations, live events',
+		sql: `
+create table accounts (
+	account_id text primary key,
+	username text not null unique,
+	display_name text not null,
+	role text not null check (role in ('agent', 'admin')),
+	password_hash text not null,
+	agent_key_id text unique,
+	agent_public_key text unique,
+	agent_key_registered_at timestamptz,
+	created_at timestamptz not null,
+	disabled_at timestamptz
+);
+
+create table sessions (
+	token_hash text primary key,
+	account_id text not null references accounts (account_id) on delete cascade,
+	created_at timestamptz not null,
+	last_seen_at timestamptz not null,
+	expires_at timestamptz not null
+);
+create index sessions_account on sessions (account_id);
+create index sessions_expiry on sessions (expires_at);
+
+-- Every verified webhook, raw, before any processing (contract 5.2): deduplicated by event id.
+create table webhook_events (
+	seq bigserial primary key,
+	event_id text not null unique,
+	event_type text not null,
+	delivery_id text,
+	attempt integer,
+	raw_body text not null,
+	received_at timestamptz not null,
+	state text not null default 'pending' check (state in ('pending', 'processed', 'rejected', 'failed')),
+	process_attempts integer not null default 0,
+	next_attempt_at timestamptz not null,
+	locked_until timestamptz,
+	last_error text,
+	processed_at timestamptz
+);
+create index webhook_events_due on webhook_events (next_attempt_at, seq) where state = 'pending';
+
+create table conversations (
+	conversation_id text primary key,
+	status text not null check (status in ('pending', 'active', 'awaiting_key', 'closed')),
+	trust text check (trust in ('verified', 'unverified', 'binding_invalid')),
+	key_version integer,
+	wrap_for_company jsonb,
+	user_public_key text,
+	user_deleted boolean not null default false,
+	rewrap_state text not null default 'none'
+		check (rewrap_state in ('none', 'needs_confirmation', 'blocked', 'queued', 'done', 'failed')),
+	rewrap_error text,
+	rewrap_attempts integer not null default 0,
+	rewrap_next_attempt_at timestamptz,
+	rewrap_confirmed_by text references accounts (account_id) on delete set null,
+	started_event_at timestamptz,
+	created_at timestamptz not null,
+	started_at timestamptz,
+	last_activity_at timestamptz not null,
+	closed_at timestamptz,
+	updated_at timestamptz not null
+);
+create index conversations_activity on conversations (last_activity_at desc, conversation_id);
+create index conversations_rewrap on conversations (rewrap_next_attempt_at) where rewrap_state = 'queued';
+
+-- Envelopes as received (user messages from webhooks, company messages as sent through the proxy).
+create table conversation_messages (
+	message_id text primary key,
+	conversation_id text not null,
+	seq integer,
+	sender_type text not null,
+	content_type text not null,
+	encryption jsonb not null,
+	attachment jsonb,
+	created_at timestamptz not null,
+	event_id text
+);
+create index conversation_messages_order on conversation_messages (conversation_id, seq, created_at);
+
+create table agent_reads (
+	account_id text not null references accounts (account_id) on delete cascade,
+	conversation_id text not null,
+	read_up_to_seq integer not null,
+	updated_at timestamptz not null,
+	primary key (account_id, conversation_id)
+);
+
+-- Conversation keys sealed for agents (contract 6.7): ciphertext only.
+create table agent_wraps (
+	conversation_id text not null,
+	agent_key_id text not null,
+	roster_version integer not null,
+	wrap jsonb not null,
+	received_at timestamptz not null,
+	primary key (conversation_id, agent_key_id)
+);
+
+-- Invitation secrets (contract 6.3), deleted once the binding is checked or the invitation expires.
+create table invite_secrets (
+	invite_id text primary key,
+	conversation_id text not null,
+	kind text not null check (kind in ('invite', 'reinvite')),
+	secret text not null,
+	created_by text references accounts (account_id) on delete set null,
+	created_at timestamptz not null,
+	expires_at timestamptz not null
+);
+create index invite_secrets_conversation on invite_secrets (conversation_id);
+
+create table roster_versions (
+	roster_version integer primary key,
+	issued_at text not null,
+	agents jsonb not null,
+	signature text not null,
+	uploaded_by text references accounts (account_id) on delete set null,
+	uploaded_at timestamptz not null
+);
+
+-- One Idempotency-Key per logical operation, stored with the exact request before the first attempt.
+create table outgoing_operations (
+	operation_key text primary key,
+	idempotency_key text not null unique,
+	method text not null,
+	path_and_query text not null,
+	body text,
+	created_at timestamptz not null,
+	completed_at timestamptz,
+	response_status integer
+);
+
+-- What the browsers are told over SSE, in commit order, kept 24 hours for Last-Event-ID.
+create table live_events (
+	id bigserial primary key,
+	type text not null,
+	conversation_id text,
+	payload jsonb not null,
+	created_at timestamptz not null
+);
+`
+	},
+	{
+		version: 2,
+		name: 'the webhook queue indexed in arrival order',
+		sql: `
+-- The queue is read in arrival order: a partial index in that order stops after the batch it needs,
+-- where the index by due time made the planner fetch and sort every pending event.
+create index webhook_events_pending_order on webhook_events (seq) where state = 'pending';
+drop index webhook_events_due;
+`
+	}
+];

@@ -1,0 +1,124 @@
+/**
+ * The PostgreSQL backend through `pg`: a pool for statements with short timeouts (so a failing database
+ * answers quickly instead of hanging a webhook), and one dedicated connection per LISTEN channel that
+ * reconnects by itself.
+ */
+import pg from 'pg';
+import type { Database, Queryable } from './database';
+
+/** int8 (`bigserial` ids, counts) as a JavaScript number, as PGlite returns it. */
+const types = {
+	getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+		oid === pg.types.builtins.INT8
+			? (value: string) => Number(value)
+			: pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
+};
+
+const CONNECT_TIMEOUT_MS = 3_000;
+const QUERY_TIMEOUT_MS = 8_000;
+
+export async function openPostgres(connectionString: string): Promise<Database> {
+	const pool = new pg.Pool({
+		connectionString,
+		max: 10,
+		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+		query_timeout: QUERY_TIMEOUT_MS,
+		idleTimeoutMillis: 30_000,
+		types
+	});
+	// An idle client that loses its server must not crash the process; the next query reconnects.
+	pool.on('error', () => {});
+	const queryable = (target: pg.Pool | pg.PoolClient): Queryable => ({
+		async query<R extends object>(sql: string, params: readonly unknown[] = []) {
+			return (await target.query<R>(sql, params as unknown[])).rows;
+		},
+		async exec(sql: string) {
+			await target.query(sql);
+		}
+	});
+	await pool.query('select 1');
+	const listeners = new Set<() => Promise<void>>();
+
+	return {
+		kind: 'postgres',
+		...queryable(pool),
+		async transaction(work) {
+			const client = await pool.connect();
+			try {
+				await client.query('begin');
+				const result = await work(queryable(client));
+				await client.query('commit');
+				return result;
+			} catch (error) {
+				await client.query('rollback').catch(() => {});
+				throw error;
+			} finally {
+				client.release();
+			}
+		},
+		async listen(channel, onNotify) {
+			const stop = await listenWithReconnect(connectionString, channel, onNotify);
+			listeners.add(stop);
+			return async () => {
+				listeners.delete(stop);
+				await stop();
+			};
+		},
+		async close() {
+			await Promise.all([...listeners].map((stop) => stop()));
+			await pool.end();
+		}
+	};
+}
+
+/** One LISTEN connection that comes back after a failure and then reports `null` (missed notifications). */
+async function listenWithReconnect(
+	connectionString: string,
+	channel: string,
+	onNotify: (payload: string | null) => void
+): Promise<() => Promise<void>> {
+	let stopped = false;
+	let client: pg.Client | undefined;
+	let retry: ReturnType<typeof setTimeout> | undefined;
+	const quoted = `"${channel.replaceAll('"', '""')}"`;
+
+	const connect = async (): Promise<void> => {
+		const next = new pg.Client({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
+		next.on('notification', (message) => onNotify(message.payload ?? ''));
+		next.on('error', () => reconnect());
+		next.on('end', () => reconnect());
+		await next.connect();
+		await next.query(`listen ${quoted}`);
+		client = next;
+	};
+	const reconnect = (): void => {
+		if (stopped || retry) return;
+		const failed = client;
+		client = undefined;
+		failed?.removeAllListeners();
+		failed?.end().catch(() => {});
+		const attempt = (delay: number) => {
+			retry = setTimeout(() => {
+				connect().then(
+					() => {
+						retry = undefined;
+						onNotify(null);
+					},
+					() => attempt(Math.min(delay * 2, 5_000))
+				);
+			}, delay);
+			retry.unref?.();
+		};
+		attempt(250);
+	};
+
+	await connect();
+	return async () => {
+		stopped = true;
+		if (retry) clearTimeout(retry);
+		const current = client;
+		client = undefined;
+		current?.removeAllListeners();
+		await current?.end().catch(() => {});
+	};
+}

@@ -1,0 +1,273 @@
+import { describe, expect, it } from 'vitest';
+import { BACKENDS, useDatabases } from '../../../../tests/support/databases';
+import { ContractError } from '../../crypto/errors';
+import { createSession, deleteSession, resolveSession, SESSION_IDLE_MS, SESSION_MAX_MS } from '../auth/sessions';
+import { createAccount, findAccountForLogin, registerAgentKey } from './accounts';
+import { ensureConversation, getConversationView, listConversationViews, recordStart, updateStatus } from './conversations';
+import { migrate, SchemaTooNewError } from './migrate';
+import { MIGRATIONS } from './migrations';
+import { appendLiveEvent, LIVE_CHANNEL, liveEventsAfter } from './live-events';
+import { listStoredMessages, markReadUpTo, storeAgentWraps, storeMessage } from './messages';
+import { loadOrCreateOperation } from './operations';
+import { claimDueEvents, markEventForRetry, markEventsProcessed, storeWebhookEvents, type IncomingEvent } from './webhook-events';
+
+const t0 = new Date('2026-11-22T10:00:00Z');
+const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
+const wrap = { keyVersion: 1, sealed: 'A'.repeat(120) };
+const envelope = { v: 1, scheme: 'sc1', keyVersion: 1, clientMessageId: 'm1', nonce: 'n', ciphertext: 'c' } as never;
+
+const event = (id: string): IncomingEvent => ({
+	eventId: id,
+	eventType: 'message.created',
+	deliveryId: 'dlv_1',
+	attempt: 1,
+	rawBody: `{"id":"${id}"}`
+});
+
+describe.each(BACKENDS)('stores on %s', (backend) => {
+	const databases = useDatabases(backend);
+
+	it('migrations are recorded once, re-running them is a no-op, and a newer schema is refused', async () => {
+		const db = await databases.open();
+		expect(await migrate(db)).toEqual([]);
+		const rows = await db.query<{ version: number }>('select version from schema_migrations order by version');
+		expect(rows.map((row) => row.version)).toEqual(MIGRATIONS.map((migration) => migration.version));
+		await db.query(`insert into schema_migrations (version, name, applied_at) values (999, 'future', now())`);
+		await expect(migrate(db)).rejects.toThrow(SchemaTooNewError);
+	});
+
+	it('usernames are unique, agent keys register once and move only with replace', async () => {
+		const db = await databases.open();
+		const ada = await createAccount(db, { username: 'ada', displayName: 'Ada', role: 'agent', passwordHash: 'h' }, t0);
+		await expect(createAccount(db, { username: 'ada', displayName: 'Other', role: 'admin', passwordHash: 'h' }, t0)).rejects.toMatchObject({
+			code: 'ALREADY_EXISTS',
+			status: 409
+		});
+		const bob = await createAccount(db, { username: 'bob', displayName: 'Bob', role: 'agent', passwordHash: 'h' }, t0);
+		const key = { agentKeyId: 'agk_aaaaaaaaaaaaaaaa', publicKey: 'K1' };
+		expect((await registerAgentKey(db, { accountId: ada.accountId, ...key, replace: false }, t0)).agentKeyId).toBe(key.agentKeyId);
+		expect((await registerAgentKey(db, { accountId: ada.accountId, ...key, replace: false }, t0)).agentPublicKey).toBe('K1');
+		await expect(
+			registerAgentKey(db, { accountId: ada.accountId, agentKeyId: 'agk_bbbbbbbbbbbbbbbb', publicKey: 'K2', replace: false }, t0)
+		).rejects.toMatchObject({
+			code: 'ALREADY_EXISTS'
+		});
+		await expect(registerAgentKey(db, { accountId: bob.accountId, ...key, replace: true }, t0)).rejects.toBeInstanceOf(ContractError);
+		await registerAgentKey(db, { accountId: ada.accountId, agentKeyId: 'agk_bbbbbbbbbbbbbbbb', publicKey: 'K2', replace: true }, t0);
+		expect((await findAccountForLogin(db, 'ada'))?.account.agentPublicKey).toBe('K2');
+	});
+
+	it('sessions: found by token only, slid forward on use, ended by logout, idle time and the absolute limit', async () => {
+		const db = await databases.open();
+		const ada = await createAccount(db, { username: 'ada', displayName: 'Ada', role: 'admin', passwordHash: 'h' }, t0);
+		const { token, expiresAt } = await createSession(db, ada.accountId, t0);
+		expect(expiresAt.getTime()).toBe(t0.getTime() + SESSION_IDLE_MS);
+		const [stored] = await db.query<{ token_hash: string }>('select token_hash from sessions');
+		expect(stored.token_hash).not.toContain(token);
+		expect((await resolveSession(db, token, at(60)))?.account).toMatchObject({ username: 'ada', role: 'admin' });
+		expect(await resolveSession(db, `${token}x`, at(60))).toBeUndefined();
+		expect(await resolveSession(db, undefined, at(60))).toBeUndefined();
+		// Used after 11 hours: the idle limit moves to 11 + 12 hours.
+		const slid = await resolveSession(db, token, at(11 * 3600));
+		expect(slid?.expiresAt.getTime()).toBe(at(11 * 3600).getTime() + SESSION_IDLE_MS);
+		expect(await resolveSession(db, token, at(11 * 3600 + SESSION_IDLE_MS / 1000 + 1))).toBeUndefined();
+
+		const second = await createSession(db, ada.accountId, t0);
+		let now = t0.getTime();
+		while (now + 10 * 3600_000 < t0.getTime() + SESSION_MAX_MS) {
+			now += 10 * 3600_000;
+			expect(await resolveSession(db, second.token, new Date(now))).toBeDefined();
+		}
+		expect(await resolveSession(db, second.token, new Date(t0.getTime() + SESSION_MAX_MS + 1000))).toBeUndefined();
+
+		const third = await createSession(db, ada.accountId, t0);
+		await deleteSession(db, third.token);
+		expect(await resolveSession(db, third.token, at(1))).toBeUndefined();
+	});
+
+	it('webhook events are stored once per id, also within one batch and when repeated', async () => {
+		const db = await databases.open();
+		const first = await storeWebhookEvents(db, [event('evt_1'), event('evt_2'), event('evt_1')], t0);
+		expect([...first.keys()].sort()).toEqual(['evt_1', 'evt_2']);
+		expect(first.get('evt_2')).toBeGreaterThan(first.get('evt_1')!);
+		expect([...(await storeWebhookEvents(db, [event('evt_2'), event('evt_3')], t0)).keys()]).toEqual(['evt_3']);
+		const [{ count }] = await db.query<{ count: number }>('select count(*)::int as count from webhook_events');
+		expect(count).toBe(3);
+	});
+
+	it('claiming leases due events in order; a lease hides them until it expires; a retry waits', async () => {
+		const db = await databases.open();
+		await storeWebhookEvents(db, [event('evt_1'), event('evt_2'), event('evt_3')], t0);
+		const first = await claimDueEvents(db, 2, 30_000, at(1));
+		expect(first.map((stored) => stored.eventId)).toEqual(['evt_1', 'evt_2']);
+		expect((await claimDueEvents(db, 10, 30_000, at(2))).map((stored) => stored.eventId)).toEqual(['evt_3']);
+		expect(await claimDueEvents(db, 10, 30_000, at(3))).toEqual([]);
+		await markEventsProcessed(db, [first[0].seq], at(3));
+		await markEventForRetry(db, first[1].seq, 'boom', at(100));
+		// evt_3's lease runs out at 32 s; evt_2 waits for its retry time. Attempts count failures only.
+		expect((await claimDueEvents(db, 10, 30_000, at(40))).map((stored) => [stored.eventId, stored.processAttempts])).toEqual([
+			['evt_3', 0]
+		]);
+		// At 100 s evt_2 is due, and evt_3's second lease (to 70 s) has run out too.
+		expect((await claimDueEvents(db, 10, 30_000, at(100))).map((stored) => [stored.eventId, stored.processAttempts])).toEqual([
+			['evt_2', 1],
+			['evt_3', 0]
+		]);
+	});
+
+	it('without a lease (one process, PGlite), due events are read again until they are marked', async () => {
+		const db = await databases.open();
+		await storeWebhookEvents(db, [event('evt_1'), event('evt_2')], t0);
+		const first = await claimDueEvents(db, 10, null, at(1));
+		expect(first.map((stored) => stored.eventId)).toEqual(['evt_1', 'evt_2']);
+		await markEventsProcessed(db, [first[0].seq], at(2));
+		await markEventForRetry(db, first[1].seq, 'later', at(50));
+		expect(await claimDueEvents(db, 10, null, at(3))).toEqual([]);
+		expect((await claimDueEvents(db, 10, null, at(50))).map((stored) => [stored.eventId, stored.processAttempts])).toEqual([['evt_2', 1]]);
+	});
+
+	it('an operation keeps its first idempotency key and request', async () => {
+		const db = await databases.open();
+		const first = await loadOrCreateOperation(
+			db,
+			{ operationKey: 'rewrap:c1', method: 'POST', pathAndQuery: '/v1/a', body: '{"x":1}' },
+			t0
+		);
+		const again = await loadOrCreateOperation(
+			db,
+			{ operationKey: 'rewrap:c1', method: 'POST', pathAndQuery: '/v1/a', body: '{"x":2}' },
+			t0
+		);
+		expect(again).toEqual(first);
+		expect(first.idempotencyKey).toMatch(/^op_[A-Za-z0-9_-]{24}$/);
+		expect(first.body).toBe('{"x":1}');
+	});
+
+	it('live events get increasing ids, are announced on commit, and are not seen when rolled back', async () => {
+		const db = await databases.open();
+		const heard: (string | null)[] = [];
+		const stop = await db.listen(LIVE_CHANNEL, (payload) => heard.push(payload));
+		const id1 = await db.transaction((tx) => appendLiveEvent(tx, 'conversation.changed', 'c1', { n: 1 }, t0));
+		await expect(
+			db.transaction(async (tx) => {
+				await appendLiveEvent(tx, 'conversation.changed', 'c1', { n: 2 }, t0);
+				throw new Error('roll back');
+			})
+		).rejects.toThrow('roll back');
+		const id3 = await db.transaction((tx) => appendLiveEvent(tx, 'message.created', 'c1', { n: 3 }, t0));
+		expect(id3).toBeGreaterThan(id1);
+		expect((await liveEventsAfter(db, 0, 10)).map((live) => live.payload.n)).toEqual([1, 3]);
+		await expect.poll(() => heard).toEqual([String(id1), String(id3)]);
+		await stop();
+	});
+
+	it("an account's view: trust, status, unread count from its read pointer, and only its own wraps", async () => {
+		const db = await databases.open();
+		const ada = await createAccount(db, { username: 'ada', displayName: 'Ada', role: 'agent', passwordHash: 'h' }, t0);
+		const withKey = await registerAgentKey(
+			db,
+			{ accountId: ada.accountId, agentKeyId: 'agk_ada00000', publicKey: 'PA', replace: false },
+			t0
+		);
+		await ensureConversation(db, 'conv_1', 'pending', t0);
+		expect(await getConversationView(db, withKey, 'conv_1')).toMatchObject({
+			status: 'pending',
+			trust: null,
+			unreadCount: 0,
+			agentWraps: []
+		});
+
+		await db.transaction(async (tx) => {
+			await recordStart(
+				tx,
+				{
+					conversationId: 'conv_1',
+					status: 'active',
+					trust: 'verified',
+					wrapForCompany: wrap,
+					userPublicKey: 'U',
+					rewrapState: 'none',
+					startedEventAt: at(5)
+				},
+				at(5)
+			);
+			await storeAgentWraps(
+				tx,
+				'conv_1',
+				[
+					{ agentKeyId: 'agk_ada00000', rosterVersion: 1, wrap },
+					{ agentKeyId: 'agk_bob00000', rosterVersion: 1, wrap }
+				],
+				at(5)
+			);
+			for (const seq of [1, 2, 3]) {
+				await storeMessage(
+					tx,
+					{
+						messageId: `msg_${seq}`,
+						conversationId: 'conv_1',
+						seq,
+						senderType: 'user',
+						contentType: 'text',
+						encryption: envelope,
+						attachment: null,
+						createdAt: at(10 + seq).toISOString()
+					},
+					`evt_${seq}`
+				);
+			}
+		});
+		expect(
+			await storeMessage(
+				db,
+				{
+					messageId: 'msg_1',
+					conversationId: 'conv_1',
+					seq: 1,
+					senderType: 'user',
+					contentType: 'text',
+					encryption: envelope,
+					attachment: null,
+					createdAt: t0.toISOString()
+				},
+				null
+			)
+		).toBe(false);
+		expect(await getConversationView(db, withKey, 'conv_1')).toMatchObject({
+			status: 'active',
+			trust: 'verified',
+			unreadCount: 3,
+			startedAt: '2026-11-22T10:00:05Z',
+			agentWraps: [{ agentKeyId: 'agk_ada00000', rosterVersion: 1, wrap }]
+		});
+		expect(await markReadUpTo(db, ada.accountId, 'conv_1', 'msg_2', at(20))).toBe(true);
+		expect(await markReadUpTo(db, ada.accountId, 'conv_1', 'msg_1', at(21))).toBe(true);
+		expect(await markReadUpTo(db, ada.accountId, 'conv_1', 'msg_unknown', at(21))).toBe(false);
+		expect((await getConversationView(db, withKey, 'conv_1'))?.unreadCount).toBe(1);
+		expect((await listStoredMessages(db, 'conv_1', 1, 1)).messages.map((message) => message.messageId)).toEqual(['msg_2']);
+
+		await updateStatus(db, 'conv_1', { status: 'closed' }, at(30));
+		expect((await getConversationView(db, withKey, 'conv_1'))?.closedAt).toBe('2026-11-22T10:00:30Z');
+	});
+
+	it('the list pages by last activity and filters by status and trust', async () => {
+		const db = await databases.open();
+		const ada = await createAccount(db, { username: 'ada', displayName: 'Ada', role: 'agent', passwordHash: 'h' }, t0);
+		for (let i = 1; i <= 5; i++) await ensureConversation(db, `conv_${i}`, i % 2 ? 'pending' : 'active', at(i));
+		const first = await listConversationViews(db, ada, { limit: 2 });
+		expect(first.views.map((view) => view.conversationId)).toEqual(['conv_5', 'conv_4']);
+		expect(first.hasMore).toBe(true);
+		const last = first.views[1];
+		const second = await listConversationViews(db, ada, {
+			limit: 10,
+			after: { lastActivityAt: last.lastActivityAt, conversationId: last.conversationId }
+		});
+		expect(second.views.map((view) => view.conversationId)).toEqual(['conv_3', 'conv_2', 'conv_1']);
+		expect(second.hasMore).toBe(false);
+		expect((await listConversationViews(db, ada, { limit: 10, status: 'active' })).views.map((view) => view.conversationId)).toEqual([
+			'conv_4',
+			'conv_2'
+		]);
+		expect((await listConversationViews(db, ada, { limit: 10, trust: 'verified' })).views).toEqual([]);
+	});
+});

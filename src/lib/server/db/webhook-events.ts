@@ -1,0 +1,143 @@
+/**
+ * The stored webhook queue (contract 5.2 steps 6–7): raw events inserted once per event id and committed
+ * before the acknowledgement, then claimed in order with a lease by whichever process processes them, so
+ * processing is at least once and survives a crash (an expired lease is claimed again).
+ */
+import type { Queryable } from './database';
+
+export interface IncomingEvent {
+	eventId: string;
+	eventType: string;
+	deliveryId: string | null;
+	attempt: number | null;
+	rawBody: string;
+}
+
+export interface StoredEvent {
+	seq: number;
+	eventId: string;
+	eventType: string;
+	rawBody: string;
+	/** Failed processing attempts so far. */
+	processAttempts: number;
+	receivedAt: Date;
+}
+
+/**
+ * Inserts a batch in one statement; returns the ids that were new (the others were already stored) with
+ * their queue position. Duplicates inside the batch are inserted once.
+ */
+export async function storeWebhookEvents(db: Queryable, events: readonly IncomingEvent[], now: Date): Promise<Map<string, number>> {
+	if (events.length === 0) return new Map();
+	const rows = await db.query<{ event_id: string; seq: number }>(
+		`insert into webhook_events (event_id, event_type, delivery_id, attempt, raw_body, received_at, next_attempt_at)
+		 select event_id, event_type, delivery_id, attempt, raw_body, $6, $6
+		 from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[]) as e (event_id, event_type, delivery_id, attempt, raw_body)
+		 on conflict (event_id) do nothing
+		 returning event_id, seq`,
+		[
+			events.map((event) => event.eventId),
+			events.map((event) => event.eventType),
+			events.map((event) => event.deliveryId),
+			events.map((event) => event.attempt),
+			events.map((event) => event.rawBody),
+			now
+		]
+	);
+	return new Map(rows.map((row) => [row.event_id, row.seq]));
+}
+
+interface EventRow {
+	seq: number;
+	event_id: string;
+	event_type: string;
+	raw_body: string;
+	process_attempts: number;
+	received_at: Date;
+}
+
+/**
+ * Up to `limit` due events, oldest first. With `leaseMs` (several server processes on PostgreSQL) they are
+ * leased for that long and other processes skip them meanwhile; without (PGlite: one process, one
+ * processor) they are only read, which spares rewriting every event's row once more.
+ */
+export async function claimDueEvents(db: Queryable, limit: number, leaseMs: number | null, now: Date): Promise<StoredEvent[]> {
+	const rows =
+		leaseMs === null
+			? await db.query<EventRow>(
+					`select seq, event_id, event_type, raw_body, process_attempts, received_at from webhook_events
+					 where state = 'pending' and next_attempt_at <= $1 order by seq limit $2`,
+					[now, limit]
+				)
+			: await db.query<EventRow>(
+					`update webhook_events set locked_until = $2
+					 where seq in (
+						select seq from webhook_events
+						where state = 'pending' and next_attempt_at <= $1 and (locked_until is null or locked_until <= $1)
+						order by seq limit $3
+						for update skip locked)
+					 returning seq, event_id, event_type, raw_body, process_attempts, received_at`,
+					[now, new Date(now.getTime() + leaseMs), limit]
+				);
+	return rows
+		.map((row) => ({
+			seq: row.seq,
+			eventId: row.event_id,
+			eventType: row.event_type,
+			rawBody: row.raw_body,
+			processAttempts: row.process_attempts,
+			receivedAt: new Date(row.received_at)
+		}))
+		.sort((a, b) => a.seq - b.seq);
+}
+
+export async function markEventsProcessed(db: Queryable, seqs: readonly number[], now: Date): Promise<void> {
+	await db.query(
+		`update webhook_events set state = 'processed', processed_at = $2, locked_until = null, last_error = null where seq = any($1::bigint[])`,
+		[seqs, now]
+	);
+}
+
+/** A transient failure: the event is tried again at `nextAttemptAt`. */
+export async function markEventForRetry(db: Queryable, seq: number, error: string, nextAttemptAt: Date): Promise<void> {
+	await db.query(
+		`update webhook_events set next_attempt_at = $2, last_error = $3, locked_until = null, process_attempts = process_attempts + 1 where seq = $1`,
+		[seq, nextAttemptAt, error]
+	);
+}
+
+/** A permanent failure (`rejected`: the event itself is malformed; `failed`: given up after many attempts). */
+export async function markEventFailed(db: Queryable, seq: number, state: 'rejected' | 'failed', error: string, now: Date): Promise<void> {
+	await db.query(
+		`update webhook_events set state = $2, last_error = $3, processed_at = $4, locked_until = null, process_attempts = process_attempts + 1 where seq = $1`,
+		[seq, state, error, now]
+	);
+}
+
+/** When the earliest pending event becomes due (undefined when none waits). */
+export async function nextDueAt(db: Queryable): Promise<Date | undefined> {
+	const [row] = await db.query<{ due: Date | null }>(
+		`select min(greatest(next_attempt_at, coalesce(locked_until, next_attempt_at))) as due from webhook_events where state = 'pending'`
+	);
+	return row?.due ? new Date(row.due) : undefined;
+}
+
+export async function eventStates(
+	db: Queryable,
+	eventIds: readonly string[]
+): Promise<Map<string, { state: string; lastError: string | null }>> {
+	const rows = await db.query<{ event_id: string; state: string; last_error: string | null }>(
+		'select event_id, state, last_error from webhook_events where event_id = any($1::text[])',
+		[eventIds]
+	);
+	return new Map(rows.map((row) => [row.event_id, { state: row.state, lastError: row.last_error }]));
+}
+
+/** Events processed or set aside are kept this long (duplicates of them are still recognised), then deleted. */
+export const WEBHOOK_RETENTION_MS = 7 * 24 * 3600_000;
+
+export async function pruneWebhookEvents(db: Queryable, now: Date): Promise<void> {
+	await db.query(`delete from webhook_events where state <> 'pending' and processed_at < $1`, [
+		new Date(now.getTime() - WEBHOOK_RETENTION_MS)
+	]);
+}

@@ -1,0 +1,289 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { Customer, simControl, withForeignSecret } from '../../../../tests/support/customer';
+import { BACKENDS } from '../../../../tests/support/databases';
+import { InboxClient } from '../../../../tests/support/inbox-client';
+import { ADMIN, AGENT, useStack } from '../../../../tests/support/integration';
+import { b64uEncode, fingerprintB64u, parseKeyFile, signRotation } from '../../crypto/index';
+import { rotateCompanyKeys } from '../keys/files';
+
+// Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
+vi.setConfig({ testTimeout: 120_000 });
+
+const conversationOf = (client: InboxClient, id: string) => client.get(`/api/conversations/${id}`);
+
+describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (contract 6.3, 6.4; docs/inbox-api.md)', (backend) => {
+	const harness = useStack(backend);
+
+	it('an invitation link starts a verified conversation; the message arrives live and is stored as received', async () => {
+		const agent = await harness.login();
+		const events = await agent.events();
+		await events.waitFor((event) => event.event === 'ready');
+		const invited = await agent.post('/api/invites', {});
+		expect(invited.status).toBe(201);
+		expect(invited.body.link).toMatch(/#s=[A-Za-z0-9_-]{43}&fp=[A-Za-z0-9_-]{43}$/);
+		expect((await conversationOf(agent, invited.body.conversationId)).body).toMatchObject({ status: 'pending', trust: null });
+
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		const started = await events.waitFor(
+			(event) => event.event === 'conversation.started' && event.data.conversation.conversationId === customer.conversationId
+		);
+		expect(started.data.conversation).toMatchObject({ status: 'active', trust: 'verified', rewrap: { state: 'none' } });
+
+		const sent = await customer.say('Hello, my parcel is late');
+		const created = await events.waitFor((event) => event.event === 'message.created' && event.data.message.messageId === sent.messageId);
+		expect(created.data.message).toMatchObject({
+			conversationId: customer.conversationId,
+			seq: 1,
+			senderType: 'user',
+			contentType: 'text'
+		});
+		expect(created.data.message.encryption).toMatchObject({ v: 1, scheme: 'sc1', keyVersion: 1 });
+		const stored = await agent.get(`/api/conversations/${customer.conversationId}/messages`);
+		expect(stored.body.data).toEqual([created.data.message]);
+		expect((await conversationOf(agent, customer.conversationId)).body.unreadCount).toBe(1);
+		events.close();
+	});
+
+	it('a typed short code starts an unverified conversation; a link with another secret is binding_invalid', async () => {
+		const agent = await harness.login();
+		const byCode = await agent.post('/api/invites', {});
+		const typed = await Customer.redeem(harness.stack().simUrl, { shortCode: byCode.body.shortCode });
+		await expect.poll(async () => (await conversationOf(agent, typed.conversationId)).body.trust, { timeout: 20_000 }).toBe('unverified');
+
+		const tampered = await agent.post('/api/invites', {});
+		const substituted = await Customer.redeem(harness.stack().simUrl, { link: withForeignSecret(tampered.body.link) });
+		await expect
+			.poll(async () => (await conversationOf(agent, substituted.conversationId)).body.trust, { timeout: 20_000 })
+			.toBe('binding_invalid');
+	});
+
+	it('a verified re-invitation is rewrapped by the server: the new phone reads the whole history', async () => {
+		const agent = await harness.login();
+		const invited = await agent.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		await customer.say('before the new phone');
+		const reinvited = await agent.post(`/api/conversations/${customer.conversationId}/reinvite`, {});
+		expect(reinvited.status).toBe(201);
+		expect(reinvited.body.conversationId).toBe(customer.conversationId);
+		await customer.changeDevice({ link: reinvited.body.link });
+		await expect
+			.poll(async () => (await conversationOf(agent, customer.conversationId)).body, { timeout: 30_000 })
+			.toMatchObject({ status: 'active', trust: 'verified', rewrap: { state: 'done' } });
+		const read = await customer.messages();
+		expect(read.map((message) => [message.text, message.error])).toEqual([['before the new phone', undefined]]);
+	});
+
+	it('an unverified re-invitation waits for an agent to confirm, then is rewrapped', async () => {
+		const agent = await harness.login();
+		const invited = await agent.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		await customer.say('hello');
+		const reinvited = await agent.post(`/api/conversations/${customer.conversationId}/reinvite`, {});
+		await customer.changeDevice({ shortCode: reinvited.body.shortCode });
+		await expect
+			.poll(async () => (await conversationOf(agent, customer.conversationId)).body, { timeout: 20_000 })
+			.toMatchObject({ status: 'awaiting_key', trust: 'unverified', rewrap: { state: 'needs_confirmation' } });
+		expect((await customer.messages())[0].error).toBe('CONVERSATION_AWAITING_KEY');
+
+		const confirmed = await agent.post(`/api/conversations/${customer.conversationId}/rewrap`, {});
+		expect(confirmed.status).toBe(200);
+		expect(confirmed.body).toMatchObject({ status: 'active', rewrap: { state: 'done' } });
+		expect((await customer.messages()).map((message) => message.text)).toEqual(['hello']);
+		const again = await agent.post(`/api/conversations/${customer.conversationId}/rewrap`, {});
+		expect([again.status, again.body.error.code]).toEqual([409, 'CONVERSATION_NOT_AWAITING_KEY']);
+	});
+
+	it('a re-invitation whose binding fails is never rewrapped, not even on confirmation', async () => {
+		const agent = await harness.login();
+		const invited = await agent.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		const reinvited = await agent.post(`/api/conversations/${customer.conversationId}/reinvite`, {});
+		await customer.changeDevice({ link: withForeignSecret(reinvited.body.link) });
+		await expect
+			.poll(async () => (await conversationOf(agent, customer.conversationId)).body, { timeout: 20_000 })
+			.toMatchObject({ status: 'awaiting_key', trust: 'binding_invalid', rewrap: { state: 'blocked' } });
+		const refused = await agent.post(`/api/conversations/${customer.conversationId}/rewrap`, {});
+		expect([refused.status, refused.body.error.code]).toEqual([409, 'BINDING_INVALID']);
+		expect((await customer.view()).status).toBe('awaiting_key');
+	});
+
+	it('after a company key rotation, new links carry the new key and old conversations are rewrapped with the previous one', async () => {
+		const agent = await harness.login();
+		const invited = await agent.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		await customer.say('sealed for the first company key');
+		await expect.poll(async () => (await conversationOf(agent, customer.conversationId)).body.trust, { timeout: 20_000 }).toBe('verified');
+
+		// The admin's rotation (contract 6.6): new pair on disk, the statement signed with signing.key, entered in the portal.
+		const keysDir = join(harness.stack().dataDir, 'keys');
+		const rotation = await rotateCompanyKeys(keysDir);
+		const signingKey = parseKeyFile(await readFile(join(keysDir, 'signing.key'), 'utf8'), 64, 'signing.key');
+		const { companyId } = harness.stack().company;
+		const rotated = await simControl(harness.stack().simUrl).control('POST', `/_sim/companies/${companyId}/keys/rotate`, {
+			publicKey: b64uEncode(rotation.toPublicKey),
+			keyVersion: rotation.toKeyVersion,
+			rotationSignature: signRotation({ companyId, ...rotation }, signingKey)
+		});
+		expect(rotated.status).toBe(200);
+
+		const reinvited = await agent.post(`/api/conversations/${customer.conversationId}/reinvite`, {});
+		expect(reinvited.body.link.endsWith(`&fp=${fingerprintB64u(rotation.toPublicKey)}`)).toBe(true);
+		await customer.changeDevice({ link: reinvited.body.link });
+		await expect
+			.poll(async () => (await conversationOf(agent, customer.conversationId)).body, { timeout: 30_000 })
+			.toMatchObject({ status: 'active', trust: 'verified', rewrap: { state: 'done' } });
+		expect((await customer.messages()).map((message) => message.text)).toEqual(['sealed for the first company key']);
+
+		const fresh = await agent.post('/api/invites', {});
+		const newcomer = await Customer.redeem(harness.stack().simUrl, { link: fresh.body.link });
+		await expect.poll(async () => (await conversationOf(agent, newcomer.conversationId)).body.trust, { timeout: 20_000 }).toBe('verified');
+	});
+
+	it('the live stream resumes after Last-Event-ID, and says resync for an id it cannot know', async () => {
+		const agent = await harness.login();
+		const first = await agent.events();
+		const ready = await first.waitFor((event) => event.event === 'ready');
+		first.close();
+		const invited = await agent.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		await customer.say('while away');
+		await expect
+			.poll(async () => (await agent.get(`/api/conversations/${customer.conversationId}/messages`)).body.data.length, { timeout: 20_000 })
+			.toBe(1);
+
+		const resumed = await agent.events({ lastEventId: ready.id });
+		await resumed.waitFor((event) => event.event === 'ready');
+		const names = resumed.received.filter(
+			(event) =>
+				event.data.conversation?.conversationId === customer.conversationId || event.data.conversationId === customer.conversationId
+		);
+		expect(names.map((event) => event.event)).toEqual(expect.arrayContaining(['conversation.started', 'message.created']));
+		const ids = resumed.received.filter((event) => event.event !== 'ready').map((event) => Number(event.id));
+		expect(ids).toEqual([...ids].sort((a, b) => a - b));
+		expect(Math.min(...ids)).toBeGreaterThan(Number(ready.id));
+		resumed.close();
+
+		const unknown = await agent.events({ lastEventId: '999999999' });
+		await unknown.waitFor((event) => event.event === 'resync');
+		unknown.close();
+	});
+
+	it('login sets an HttpOnly SameSite=Strict cookie; logout ends the session everywhere', async () => {
+		const client = new InboxClient(harness.stack().inbox.url);
+		expect((await client.get('/api/session')).body.error.code).toBe('UNAUTHENTICATED');
+		const wrong = await client.login(AGENT.username, 'not the password');
+		expect([wrong.status, wrong.body.error.code]).toEqual([401, 'INVALID_CREDENTIALS']);
+		const unknown = await client.login('nobody-here', AGENT.password);
+		expect([unknown.status, unknown.body.error.code]).toEqual([401, 'INVALID_CREDENTIALS']);
+		const ok = await client.login(AGENT.username, AGENT.password);
+		expect(ok.status).toBe(200);
+		expect(ok.body.account).toEqual({
+			accountId: expect.stringMatching(/^acc_/),
+			username: 'ada',
+			displayName: 'Ada Agent',
+			role: 'agent',
+			agentKeyId: null,
+			agentPublicKey: null
+		});
+		const cookie = ok.headers.get('set-cookie') ?? '';
+		expect(cookie).toMatch(/HttpOnly/);
+		expect(cookie).toMatch(/SameSite=Strict/);
+		expect(cookie).not.toMatch(/Secure/); // http://127.0.0.1 only
+		expect((await client.get('/api/session')).status).toBe(200);
+		const stream = await client.events();
+		await stream.waitFor((event) => event.event === 'ready');
+		const session = client.cookie;
+		expect((await client.request('DELETE', '/api/session')).status).toBe(204);
+		const stale = new InboxClient(harness.stack().inbox.url);
+		stale.cookie = session;
+		expect((await stale.get('/api/conversations')).body.error.code).toBe('UNAUTHENTICATED');
+		await stream.waitForEnd();
+	});
+
+	it('failed logins are rate limited per username with Retry-After, before the password is even checked', async () => {
+		const client = new InboxClient(harness.stack().inbox.url);
+		for (let i = 0; i < 5; i++) expect((await client.login('mallory', 'guess')).status).toBe(401);
+		const limited = await client.login('mallory', 'guess');
+		expect([limited.status, limited.body.error.code]).toEqual([429, 'RATE_LIMITED']);
+		expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+	});
+
+	it('every change needs the server origin, JSON included', async () => {
+		const agent = await harness.login();
+		for (const origin of ['https://evil.example', 'null']) {
+			const refused = await agent.post('/api/invites', {}, { origin });
+			expect([refused.status, refused.body.error.code]).toEqual([403, 'ORIGIN_REJECTED']);
+		}
+		const response = await fetch(`${harness.stack().inbox.url}/api/invites`, {
+			method: 'POST',
+			headers: { cookie: agent.cookie!, 'content-type': 'application/json' },
+			body: '{}'
+		});
+		expect(response.status).toBe(403);
+		const login = await fetch(`${harness.stack().inbox.url}/api/session`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+			body: JSON.stringify({ username: AGENT.username, password: AGENT.password })
+		});
+		expect(login.status).toBe(403);
+		expect(login.headers.get('set-cookie')).toBeNull();
+	});
+
+	it("registers the agent's public key once; another needs replace; another account's id is refused", async () => {
+		const agent = await harness.login();
+		const key = { agentKeyId: 'agk_AdaKey000000000', publicKey: Buffer.alloc(32, 1).toString('base64url') };
+		const registered = (given: { agentKeyId: string; publicKey: string }) => ({
+			agentKeyId: given.agentKeyId,
+			agentPublicKey: given.publicKey
+		});
+		expect((await agent.request('PUT', '/api/agent-key', key)).body.account).toMatchObject(registered(key));
+		expect((await agent.request('PUT', '/api/agent-key', key)).status).toBe(200);
+		const other = { agentKeyId: 'agk_AdaKey111111111', publicKey: Buffer.alloc(32, 2).toString('base64url') };
+		expect((await agent.request('PUT', '/api/agent-key', other)).body.error.code).toBe('ALREADY_EXISTS');
+		expect((await agent.request('PUT', '/api/agent-key', { ...other, replace: true })).body.account).toMatchObject(registered(other));
+		expect((await agent.request('PUT', '/api/agent-key', { ...other, publicKey: 'short' })).body.error.code).toBe('INVALID_INPUT');
+		expect((await agent.request('PUT', '/api/agent-key', { ...other, agentKeyId: 'key-1' })).body.error.code).toBe('INVALID_INPUT');
+		const admin = await harness.login(ADMIN);
+		expect((await admin.request('PUT', '/api/agent-key', other)).status).toBe(409);
+		expect((await agent.get('/api/session')).body.account.agentKeyId).toBe(other.agentKeyId);
+	});
+
+	it('admins create accounts; agents may not; bad fields and taken names are refused', async () => {
+		const admin = await harness.login(ADMIN);
+		const agent = await harness.login();
+		const created = await admin.post('/api/admin/accounts', {
+			username: 'bob',
+			displayName: 'Bob',
+			role: 'agent',
+			password: 'bob password 99'
+		});
+		expect(created.status).toBe(201);
+		expect((await InboxClient.loggedIn(harness.stack().inbox.url, 'bob', 'bob password 99')).cookie).toBeDefined();
+		expect(
+			(await admin.post('/api/admin/accounts', { username: 'bob', displayName: 'B', role: 'agent', password: 'another password' })).body
+				.error.code
+		).toBe('ALREADY_EXISTS');
+		expect(
+			(await admin.post('/api/admin/accounts', { username: 'eve', displayName: 'Eve', role: 'agent', password: 'short' })).status
+		).toBe(400);
+		expect(
+			(await agent.post('/api/admin/accounts', { username: 'eve', displayName: 'Eve', role: 'admin', password: 'long enough password' }))
+				.status
+		).toBe(403);
+		expect((await agent.get('/api/admin/accounts')).body.error.code).toBe('FORBIDDEN');
+		expect((await admin.get('/api/admin/accounts')).body.data.map((account: { username: string }) => account.username)).toEqual(
+			['admin', 'ada', 'bob'].sort()
+		);
+	});
+
+	it('unknown API paths and methods answer JSON errors', async () => {
+		const agent = await harness.login();
+		expect([(await agent.get('/api/nothing')).status, (await agent.get('/api/nothing')).body.error.code]).toEqual([404, 'NOT_FOUND']);
+		expect((await agent.request('DELETE', '/api/invites')).body.error.code).toBe('METHOD_NOT_ALLOWED');
+		expect((await agent.post('/api/invites', 'not json')).body.error.code).toBe('INVALID_REQUEST');
+		expect((await agent.post('/api/invites', '{}', { 'content-type': 'text/plain' })).body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+		expect((await agent.post('/api/invites', { expiresIn: 5 })).body.error.code).toBe('INVALID_REQUEST');
+	});
+});

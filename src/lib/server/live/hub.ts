@@ -1,0 +1,118 @@
+/**
+ * The process's end of the live log (docs/inbox-api.md §7): it LISTENs for the ids that any process
+ * announces with NOTIFY, reads the new events once, keeps the recent ones in memory, and wakes every
+ * stream of this process. Streams that fall behind the memory read from the database.
+ */
+import type { Database } from '../db/database';
+import { LIVE_CHANNEL, liveEventBounds, liveEventsAfter, SESSION_ENDED_CHANNEL, type LiveEvent } from '../db/live-events';
+import { coalesce } from '../coalesce';
+import { errorText, type Logger } from '../log';
+
+const KEEP_IN_MEMORY = 2_000;
+const PAGE = 500;
+
+export interface LiveSubscriber {
+	/** The session whose stream this is (a SHA-256 of its token). */
+	sessionTokenHash: string;
+	/** New events exist beyond what the subscriber sent. */
+	wake(): void;
+	/** End the stream: its session ended, or the server stops. */
+	end(reason: 'session' | 'shutdown'): void;
+}
+
+export class LiveHub {
+	private recent: LiveEvent[] = [];
+	private newest = 0;
+	private readonly subscribers = new Set<LiveSubscriber>();
+	private readonly unlisten: (() => Promise<void>)[] = [];
+	private readonly reader = coalesce(() => this.readNew());
+	private poll: ReturnType<typeof setInterval> | undefined;
+	private stopping: Promise<void> | undefined;
+
+	constructor(
+		private readonly db: Database,
+		private readonly log: Logger
+	) {}
+
+	async start(): Promise<void> {
+		this.newest = (await liveEventBounds(this.db)).newest;
+		this.unlisten.push(await this.db.listen(LIVE_CHANNEL, (payload) => this.announced(payload)));
+		this.unlisten.push(
+			await this.db.listen(SESSION_ENDED_CHANNEL, (tokenHash) => {
+				for (const subscriber of this.subscribers) if (subscriber.sessionTokenHash === tokenHash) subscriber.end('session');
+			})
+		);
+		// A safety net for a notification lost with a connection: look every few seconds anyway.
+		this.poll = setInterval(() => this.pull(), 5_000);
+		this.poll.unref?.();
+	}
+
+	/** The newest id this process has read. */
+	get newestId(): number {
+		return this.newest;
+	}
+
+	subscribe(subscriber: LiveSubscriber): () => void {
+		this.subscribers.add(subscriber);
+		return () => this.subscribers.delete(subscriber);
+	}
+
+	/** Reads what is new, then wakes every subscriber. Calls while a read runs make it read once more. */
+	pull(): void {
+		this.reader.trigger();
+	}
+
+	/**
+	 * A NOTIFY carries the newest id: with nobody listening on this process it is only noted (streams that
+	 * open later read from the database); otherwise the new events are read once for all streams.
+	 */
+	private announced(payload: string | null): void {
+		const id = Number(payload);
+		if (this.subscribers.size === 0 && Number.isSafeInteger(id) && id > 0) {
+			if (id > this.newest) {
+				this.newest = id;
+				this.recent = [];
+			}
+			return;
+		}
+		this.pull();
+	}
+
+	private async readNew(): Promise<void> {
+		try {
+			for (;;) {
+				const page = await liveEventsAfter(this.db, this.newest, PAGE);
+				if (page.length === 0) break;
+				this.recent.push(...page);
+				this.newest = page[page.length - 1].id;
+				if (page.length < PAGE) break;
+			}
+			if (this.recent.length > KEEP_IN_MEMORY) this.recent = this.recent.slice(-KEEP_IN_MEMORY);
+		} catch (error) {
+			this.log.warn('live events could not be read', { reason: errorText(error) });
+		}
+		for (const subscriber of this.subscribers) subscriber.wake();
+	}
+
+	/** Events after `afterId`, up to what this process has read, from memory when it still holds them. */
+	async eventsAfter(afterId: number, limit: number): Promise<LiveEvent[]> {
+		if (afterId >= this.newest) return [];
+		const first = this.recent[0];
+		if (first && first.id <= afterId + 1) {
+			const start = this.recent.findIndex((event) => event.id > afterId);
+			return this.recent.slice(start, start + limit);
+		}
+		return (await liveEventsAfter(this.db, afterId, limit)).filter((event) => event.id <= this.newest);
+	}
+
+	stop(): Promise<void> {
+		this.stopping ??= (async () => {
+			if (this.poll) clearInterval(this.poll);
+			for (const subscriber of this.subscribers) subscriber.end('shutdown');
+			this.subscribers.clear();
+			await Promise.all(this.unlisten.map((stop) => stop()));
+			await this.reader.idle();
+		})();
+		return this.stopping;
+	}
+}

@@ -1,0 +1,81 @@
+/**
+ * What the inbox keeps of successful proxied requests (docs/inbox-api.md §6): a sent message (stored
+ * as sent, last activity, a live event for the other agents), a read pointer for the caller's unread
+ * count, a closed conversation's status, and uploaded agent wraps (contract 6.7) so agents receive them.
+ */
+import { parseAgentWrapsUpload, parseV1Response } from '../../wire/v1';
+import type { Session } from '../auth/sessions';
+import { ensureConversation, recordActivity, updateStatus } from '../db/conversations';
+import { appendLiveEvent, appendLiveEvents } from '../db/live-events';
+import { markReadUpTo, storeAgentWraps, storeMessage } from '../db/messages';
+import type { Inbox } from '../inbox';
+import type { AllowedRequest } from './allowlist';
+
+function parsed(body: Uint8Array): unknown {
+	return JSON.parse(new TextDecoder().decode(body));
+}
+
+export async function recordProxiedEffects(
+	inbox: Inbox,
+	session: Session,
+	allowed: AllowedRequest,
+	requestBody: string,
+	responseBody: Uint8Array
+): Promise<void> {
+	const now = new Date(inbox.now());
+	switch (allowed.route) {
+		case 'sendMessage': {
+			const item = parseV1Response.historyItem(parsed(responseBody));
+			await inbox.db.transaction(async (tx) => {
+				if (!(await storeMessage(tx, item, null))) return;
+				await recordActivity(tx, item.conversationId, new Date(item.createdAt), now);
+				await appendLiveEvents(
+					tx,
+					[
+						{
+							type: 'message.created',
+							conversationId: item.conversationId,
+							payload: { conversationId: item.conversationId, message: item }
+						},
+						{ type: 'conversation.changed', conversationId: item.conversationId, payload: { conversationId: item.conversationId } }
+					],
+					now
+				);
+			});
+			return;
+		}
+		case 'markRead': {
+			const receipt = parseV1Response.readReceipt(parsed(responseBody));
+			await inbox.db.transaction(async (tx) => {
+				if (await markReadUpTo(tx, session.account.accountId, receipt.conversationId, receipt.readUpToMessageId, now)) {
+					await appendLiveEvent(tx, 'conversation.changed', receipt.conversationId, { conversationId: receipt.conversationId }, now);
+				}
+			});
+			return;
+		}
+		case 'close': {
+			const record = parseV1Response.conversation(parsed(responseBody));
+			await inbox.db.transaction(async (tx) => {
+				await ensureConversation(tx, record.conversationId, record.status, now);
+				await updateStatus(tx, record.conversationId, { status: record.status }, now);
+				await appendLiveEvent(tx, 'conversation.changed', record.conversationId, { conversationId: record.conversationId }, now);
+			});
+			return;
+		}
+		case 'uploadAgentWraps': {
+			const upload = parseAgentWrapsUpload(requestBody);
+			await inbox.db.transaction(async (tx) => {
+				await storeAgentWraps(
+					tx,
+					allowed.params[0],
+					upload.wraps.map((entry) => ({ ...entry, rosterVersion: upload.rosterVersion })),
+					now
+				);
+				await appendLiveEvent(tx, 'conversation.changed', allowed.params[0], { conversationId: allowed.params[0] }, now);
+			});
+			return;
+		}
+		default:
+			return;
+	}
+}

@@ -1,0 +1,91 @@
+/**
+ * The signing proxy `/api/v1/...` (docs/inbox-api.md §6): the browser's only way to `/v1`. It checks the
+ * session, the role's allowlist and the body, sends exactly the bytes it signs with the browser's
+ * Idempotency-Key (or one it makes), keeps every browser header and credential behind, and answers with
+ * the service's status and body. Invitations run through the invitation flow so their secret is stored;
+ * successful sends, reads and agent-wrap uploads keep the inbox's own state in step.
+ */
+import { randomBytes } from 'node:crypto';
+import { ContractError } from '../../crypto/errors';
+import { b64uEncode } from '../../crypto/encoding';
+import type { Session } from '../auth/sessions';
+import { createInvitation, readExpiresIn } from '../conversations/invitations';
+import { decodeUtf8, json, parseJsonObject, readBodyBytes, requireJsonContentType } from '../http/responses';
+import type { Inbox } from '../inbox';
+import { errorText } from '../log';
+import { INTERACTIVE_RETRY } from '../upstream/client';
+import { allowRequest, type AllowedRequest } from './allowlist';
+import { recordProxiedEffects } from './effects';
+
+/** Response headers of the service the browser may see; everything else stays here. */
+const PASSED_HEADERS = ['content-type', 'idempotent-replayed', 'retry-after'];
+
+function idempotencyKeyFor(request: Request): string {
+	const given = request.headers.get('idempotency-key');
+	if (given === null) return `prx_${b64uEncode(randomBytes(18))}`;
+	if (!/^[\x21-\x7e]{1,128}$/.test(given)) {
+		throw new ContractError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 128 printable ASCII characters (0x21–0x7e)', 400);
+	}
+	return given;
+}
+
+async function readProxiedBody(request: Request, allowed: AllowedRequest): Promise<{ text: string; object: Record<string, unknown> }> {
+	const bytes = await readBodyBytes(request, allowed.definition.maxBody);
+	if (bytes.length === 0) return { text: '{}', object: {} };
+	requireJsonContentType(request);
+	const text = decodeUtf8(bytes);
+	return { text, object: parseJsonObject(text) };
+}
+
+export async function proxyRequest(
+	inbox: Inbox,
+	session: Session,
+	request: Request,
+	rest: string,
+	search: URLSearchParams
+): Promise<Response> {
+	const method = request.method.toUpperCase();
+	const allowed = allowRequest(session.account.role, method, rest, search);
+	if (method === 'GET') {
+		const response = await inbox.upstream.send({ method, pathAndQuery: allowed.pathAndQuery }, INTERACTIVE_RETRY);
+		return answer(response.status, response.headers, response.body);
+	}
+
+	const idempotencyKey = idempotencyKeyFor(request);
+	const body = await readProxiedBody(request, allowed);
+	if (allowed.route === 'createInvite' || allowed.route === 'reinvite') {
+		const invitation = await createInvitation(inbox, {
+			account: session.account,
+			conversationId: allowed.route === 'reinvite' ? allowed.params[0] : undefined,
+			expiresIn: readExpiresIn(body.object),
+			idempotencyKey
+		});
+		return json(invitation, 201, { 'idempotency-key': idempotencyKey });
+	}
+
+	const response = await inbox.upstream.send(
+		{ method: 'POST', pathAndQuery: allowed.pathAndQuery, body: body.text, idempotencyKey },
+		INTERACTIVE_RETRY
+	);
+	if (response.status >= 500) {
+		throw new ContractError('UPSTREAM_UNAVAILABLE', `the service answered ${response.status}; retry with the same Idempotency-Key`, 503);
+	}
+	if (response.status >= 200 && response.status < 300) {
+		await recordProxiedEffects(inbox, session, allowed, body.text, response.body).catch((error) =>
+			inbox.log.warn('proxied request succeeded but the inbox could not record it', { route: allowed.route, reason: errorText(error) })
+		);
+	}
+	return answer(response.status, response.headers, response.body, idempotencyKey);
+}
+
+function answer(status: number, upstreamHeaders: Headers, body: Uint8Array, idempotencyKey?: string): Response {
+	if (status >= 500) throw new ContractError('UPSTREAM_UNAVAILABLE', `the service answered ${status}`, 503);
+	const headers: Record<string, string> = { 'cache-control': 'no-store' };
+	for (const name of PASSED_HEADERS) {
+		const value = upstreamHeaders.get(name);
+		if (value !== null) headers[name] = value;
+	}
+	headers['content-type'] ??= 'application/json';
+	if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+	return new Response(status === 204 ? null : (body as BodyInit), { status, headers });
+}

@@ -1,0 +1,242 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS, useDatabases } from '../../../../tests/support/databases';
+import {
+	b64uEncode,
+	computeInviteBinding,
+	generateInviteSecret,
+	generateX25519KeyPair,
+	initCrypto,
+	sealConversationKey,
+	type X25519KeyPair
+} from '../../crypto/index';
+import { createAccount, registerAgentKey, type Account } from '../db/accounts';
+import { ensureConversation, getConversationView } from '../db/conversations';
+import type { Database } from '../db/database';
+import { storeInviteSecret } from '../db/invites';
+import { liveEventsAfter } from '../db/live-events';
+import { listStoredMessages } from '../db/messages';
+import { storeWebhookEvents } from '../db/webhook-events';
+import type { Logger } from '../log';
+import { WebhookProcessor } from './processor';
+
+const quiet: Logger = { info() {}, warn() {}, error() {} };
+let company: X25519KeyPair;
+let eventCounter = 0;
+
+beforeAll(async () => {
+	await initCrypto();
+	company = generateX25519KeyPair();
+});
+
+/** A conversation.started as the customer's app makes it (contract 6, 6.3). */
+function started(
+	conversationId: string,
+	options: { secret?: Uint8Array | null; isReinvite?: boolean; agentWraps?: unknown[]; createdAt?: string } = {}
+) {
+	const user = generateX25519KeyPair();
+	const conversationKey = new Uint8Array(32).fill(7);
+	const wrapForCompany = sealConversationKey({ conversationKey, conversationId, keyVersion: 1, recipientPublicKey: company.publicKey });
+	const data: Record<string, unknown> = {
+		conversationId,
+		conversationKey: wrapForCompany,
+		userPublicKey: b64uEncode(user.publicKey),
+		isReinvite: options.isReinvite ?? false,
+		agentWraps: options.agentWraps ?? []
+	};
+	if (options.secret) {
+		data.inviteBinding = b64uEncode(
+			computeInviteBinding({ inviteSecret: options.secret, conversationId, userPublicKey: user.publicKey, wrapForCompany })
+		);
+	}
+	return { id: `evt_s${++eventCounter}`, type: 'conversation.started', createdAt: options.createdAt ?? '2026-11-22T10:00:00Z', data };
+}
+
+function messageCreated(conversationId: string, seq: number) {
+	return {
+		id: `evt_m${++eventCounter}`,
+		type: 'message.created',
+		createdAt: '2026-11-22T10:01:00Z',
+		data: {
+			conversationId,
+			messageId: `msg_${conversationId}_${seq}`,
+			seq,
+			senderType: 'user',
+			contentType: 'text',
+			encryption: { v: 1, scheme: 'sc1', keyVersion: 1, clientMessageId: `usr_${seq}`, nonce: 'n', ciphertext: 'c' },
+			createdAt: '2026-11-22T10:01:00Z'
+		}
+	};
+}
+
+describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) => {
+	const databases = useDatabases(backend);
+	let db: Database;
+	let processor: WebhookProcessor;
+	let agent: Account;
+	let rewrapWakes = 0;
+
+	beforeAll(async () => {
+		db = await databases.open();
+		processor = new WebhookProcessor({ db, now: Date.now, log: quiet, wakeRewraps: () => rewrapWakes++ });
+		const created = await createAccount(db, { username: 'ada', displayName: 'Ada', role: 'agent', passwordHash: 'h' }, new Date());
+		agent = await registerAgentKey(
+			db,
+			{ accountId: created.accountId, agentKeyId: 'agk_ada0000000', publicKey: 'PK', replace: false },
+			new Date()
+		);
+	}, 60_000);
+
+	async function deliver(...events: object[]): Promise<void> {
+		await storeWebhookEvents(
+			db,
+			events.map((event) => ({
+				eventId: (event as { id: string }).id,
+				eventType: (event as { type: string }).type,
+				deliveryId: null,
+				attempt: 1,
+				rawBody: JSON.stringify(event)
+			})),
+			new Date()
+		);
+		while ((await processor.runOnce()) > 0);
+	}
+
+	async function invite(conversationId: string, kind: 'invite' | 'reinvite' = 'invite'): Promise<Uint8Array> {
+		const secret = generateInviteSecret();
+		await ensureConversation(db, conversationId, 'pending', new Date());
+		await storeInviteSecret(
+			db,
+			{
+				inviteId: `inv_${conversationId}_${kind}_${++eventCounter}`,
+				conversationId,
+				kind,
+				secret: b64uEncode(secret),
+				createdBy: null,
+				expiresAt: new Date(Date.now() + 3600_000)
+			},
+			new Date()
+		);
+		return secret;
+	}
+
+	const view = (conversationId: string) => getConversationView(db, agent, conversationId);
+	const states = async () => db.query<{ event_id: string; state: string }>('select event_id, state from webhook_events order by seq');
+
+	it('a binding that matches the stored invite secret makes the conversation verified, and the secret is deleted', async () => {
+		const secret = await invite('conv_ok');
+		await deliver(
+			started('conv_ok', {
+				secret,
+				agentWraps: [{ agentKeyId: 'agk_ada0000000', rosterVersion: 1, wrap: { keyVersion: 1, sealed: 'AAAA' } }]
+			})
+		);
+		expect(await view('conv_ok')).toMatchObject({
+			status: 'active',
+			trust: 'verified',
+			rewrap: { state: 'none' },
+			agentWraps: [{ agentKeyId: 'agk_ada0000000' }]
+		});
+		expect(await db.query('select 1 from invite_secrets where conversation_id = $1', ['conv_ok'])).toEqual([]);
+	});
+
+	it('a binding made with another secret is binding_invalid; no binding (short code) is unverified', async () => {
+		await invite('conv_bad');
+		await deliver(started('conv_bad', { secret: generateInviteSecret() }));
+		expect((await view('conv_bad'))?.trust).toBe('binding_invalid');
+		await invite('conv_code');
+		await deliver(started('conv_code', { secret: null }));
+		expect((await view('conv_code'))?.trust).toBe('unverified');
+	});
+
+	it('re-invitations move the conversation to awaiting_key: verified ones queue the rewrap, others wait or are blocked', async () => {
+		for (const [id, kind] of [
+			['conv_re_ok', 'verified'],
+			['conv_re_code', 'unverified'],
+			['conv_re_bad', 'invalid']
+		] as const) {
+			const first = await invite(id);
+			await deliver(started(id, { secret: first }));
+			const again = await invite(id, 'reinvite');
+			const wakesBefore = rewrapWakes;
+			await deliver(
+				started(id, {
+					isReinvite: true,
+					secret: kind === 'verified' ? again : kind === 'invalid' ? generateInviteSecret() : null,
+					createdAt: '2026-11-22T11:00:00Z'
+				})
+			);
+			expect(rewrapWakes - wakesBefore).toBe(kind === 'verified' ? 1 : 0);
+		}
+		expect(await view('conv_re_ok')).toMatchObject({ status: 'awaiting_key', trust: 'verified', rewrap: { state: 'queued' } });
+		expect(await view('conv_re_code')).toMatchObject({
+			status: 'awaiting_key',
+			trust: 'unverified',
+			rewrap: { state: 'needs_confirmation' }
+		});
+		expect(await view('conv_re_bad')).toMatchObject({ status: 'awaiting_key', trust: 'binding_invalid', rewrap: { state: 'blocked' } });
+	});
+
+	it('an older conversation.started delivered late does not replace the newer key', async () => {
+		const secret = await invite('conv_late');
+		const newer = started('conv_late', { secret, createdAt: '2026-11-22T12:00:00Z' });
+		const older = started('conv_late', { secret: null, createdAt: '2026-11-22T09:00:00Z' });
+		await deliver(newer);
+		await deliver(older);
+		expect((await view('conv_late'))?.trust).toBe('verified');
+	});
+
+	it('messages are stored as received, once, however often their event is processed', async () => {
+		await deliver(messageCreated('conv_ok', 1), messageCreated('conv_ok', 2));
+		const again = messageCreated('conv_ok', 2);
+		await deliver(again);
+		// The same event id again is not even stored a second time; a second event with the same message is a no-op.
+		await deliver(again);
+		const { messages } = await listStoredMessages(db, 'conv_ok', 0, 10);
+		expect(messages.map((message) => message.messageId)).toEqual(['msg_conv_ok_1', 'msg_conv_ok_2']);
+		expect(messages[0].encryption).toMatchObject({ clientMessageId: 'usr_1', nonce: 'n' });
+		expect((await view('conv_ok'))?.unreadCount).toBe(2);
+		const live = await liveEventsAfter(db, 0, 1000);
+		const announced = live.filter((event) => event.type === 'message.created' && event.conversationId === 'conv_ok');
+		// What the browsers are told is exactly what is stored.
+		expect(announced.map((event) => event.payload)).toEqual(messages.map((message) => ({ conversationId: 'conv_ok', message })));
+		const changed = live.filter((event) => event.type === 'conversation.changed' && event.conversationId === 'conv_ok');
+		expect(changed.at(-1)!.id).toBeGreaterThan(announced.at(-1)!.id);
+	});
+
+	it('unknown event types are kept and ignored; malformed known events are set aside as rejected', async () => {
+		await deliver({ id: 'evt_new_kind', type: 'brand.new', data: { anything: true } });
+		await deliver({
+			id: 'evt_broken',
+			type: 'conversation.started',
+			data: { conversationId: 'conv_x', conversationKey: { keyVersion: 0, sealed: 'A' } }
+		});
+		const byId = new Map((await states()).map((row) => [row.event_id, row.state]));
+		expect(byId.get('evt_new_kind')).toBe('processed');
+		expect(byId.get('evt_broken')).toBe('rejected');
+		expect(await view('conv_x')).toBeUndefined();
+	});
+
+	it('a transient failure leaves the event pending for a later attempt, and nothing half-applied', async () => {
+		const event = messageCreated('conv_tx', 1);
+		// A statement that fails for a while: the message table refuses this conversation until the check is dropped.
+		await db.query(`alter table conversation_messages add constraint no_conv_tx check (conversation_id <> 'conv_tx') not valid`);
+		await storeWebhookEvents(
+			db,
+			[{ eventId: event.id, eventType: event.type, deliveryId: null, attempt: 1, rawBody: JSON.stringify(event) }],
+			new Date()
+		);
+		await processor.runOnce();
+		const [row] = await db.query<{ state: string; last_error: string; next_attempt_at: Date }>(
+			'select state, last_error, next_attempt_at from webhook_events where event_id = $1',
+			[event.id]
+		);
+		expect(row.state).toBe('pending');
+		expect(row.last_error).toMatch(/no_conv_tx/);
+		expect(new Date(row.next_attempt_at).getTime()).toBeGreaterThan(Date.now());
+		expect(await db.query('select 1 from live_events where conversation_id = $1', ['conv_tx'])).toEqual([]);
+		await db.query('alter table conversation_messages drop constraint no_conv_tx');
+		await db.query('update webhook_events set next_attempt_at = $2 where event_id = $1', [event.id, new Date()]);
+		await processor.runOnce();
+		expect((await listStoredMessages(db, 'conv_tx', 0, 10)).messages).toHaveLength(1);
+	});
+});

@@ -1,0 +1,212 @@
+/**
+ * Processing of the stored webhook queue (contract 5.2 step 7): leases due events in order and applies a
+ * batch in one transaction together with marking it processed (at least once, idempotent); when one event
+ * fails the batch is redone one event per transaction, so the others go through and the failure is set
+ * aside (malformed) or retried with backoff (transient). Whatever a crashed or stopped process left
+ * behind is picked up when its lease ends. While webhooks keep arriving, processing takes at most about
+ * half of the database's time, so acknowledgements stay fast and the queue drains afterwards.
+ */
+import { ContractError } from '../../crypto/errors';
+import type { Database, Queryable } from '../db/database';
+import { appendLiveEvents, type NewLiveEvent } from '../db/live-events';
+import { claimDueEvents, markEventFailed, markEventForRetry, markEventsProcessed, nextDueAt, type StoredEvent } from '../db/webhook-events';
+import { errorText, type Logger } from '../log';
+import { applyEvents } from './handlers';
+import { applyMessageBatch, messagesOf } from './message-batch';
+
+/** Codes of events that are malformed in themselves: trying again cannot help. */
+const PERMANENT = new Set(['INVALID_INPUT', 'INVALID_REQUEST', 'UNSUPPORTED_VERSION']);
+const MAX_ATTEMPTS = 25;
+const IDLE_POLL_MS = 1_000;
+/** Events arrived this recently: the receiver is busy. */
+const BUSY_WINDOW_MS = 250;
+const BATCH = 100;
+const BUSY_BATCH = 20;
+
+export interface ProcessorOptions {
+	db: Database;
+	now: () => number;
+	log: Logger;
+	wakeRewraps: () => void;
+	batchSize?: number;
+	leaseMs?: number;
+}
+
+export function retryDelayMs(attempts: number): number {
+	return Math.min(5 * 60_000, 500 * 2 ** Math.min(attempts, 20));
+}
+
+export class WebhookProcessor {
+	private running: Promise<void> | undefined;
+	private stopped = false;
+	private wakeUp: (() => void) | undefined;
+	private woken = false;
+	private lastStoredAt = 0;
+
+	constructor(private readonly options: ProcessorOptions) {}
+
+	/** Something was stored: process it soon. */
+	wake(): void {
+		this.lastStoredAt = this.options.now();
+		this.woken = true;
+		this.wakeUp?.();
+	}
+
+	private get receiverBusy(): boolean {
+		return this.options.now() - this.lastStoredAt < BUSY_WINDOW_MS;
+	}
+
+	start(): void {
+		this.stopped = false;
+		this.running ??= this.loop();
+	}
+
+	async stop(): Promise<void> {
+		this.stopped = true;
+		this.wakeUp?.();
+		await this.running;
+		this.running = undefined;
+	}
+
+	private async loop(): Promise<void> {
+		while (!this.stopped) {
+			let processed = 0;
+			const started = performance.now();
+			try {
+				processed = await this.runOnce();
+			} catch (error) {
+				this.options.log.error('webhook processing paused', { reason: errorText(error) });
+				await this.sleep(IDLE_POLL_MS);
+				continue;
+			}
+			if (processed === 0) await this.sleep(await this.idleWait());
+			// Leave the database to the receiver for as long as the batch held it.
+			else if (this.receiverBusy) await this.pause(Math.max(2, performance.now() - started));
+		}
+	}
+
+	private async idleWait(): Promise<number> {
+		const due = await nextDueAt(this.options.db).catch(() => undefined);
+		if (!due) return IDLE_POLL_MS;
+		return Math.max(0, Math.min(IDLE_POLL_MS, due.getTime() - this.options.now()));
+	}
+
+	/** Waits `ms`, whatever wakes the processor meanwhile. */
+	private pause(ms: number): Promise<void> {
+		return new Promise((resolve) => setTimeout(resolve, ms));
+	}
+
+	private sleep(ms: number): Promise<void> {
+		if (this.woken || this.stopped) {
+			this.woken = false;
+			return Promise.resolve();
+		}
+		return new Promise((resolve) => {
+			const timer = setTimeout(done, ms);
+			function done() {
+				clearTimeout(timer);
+				resolve();
+			}
+			this.wakeUp = () => {
+				this.wakeUp = undefined;
+				this.woken = false;
+				done();
+			};
+		});
+	}
+
+	/** Processes one batch of due events; returns how many it took. */
+	async runOnce(): Promise<number> {
+		const { db, now } = this.options;
+		const size = this.options.batchSize ?? (this.receiverBusy ? BUSY_BATCH : BATCH);
+		// One process owns a PGlite database (its directory lock), so only PostgreSQL needs leases.
+		const lease = db.kind === 'pglite' ? null : (this.options.leaseMs ?? 60_000);
+		const events = await claimDueEvents(db, size, lease, new Date(now()));
+		if (events.length === 0 || this.stopped) return events.length;
+		try {
+			const messages = messagesOf(events, new Date(now()));
+			if (messages) await applyMessageBatch(db, events, messages, new Date(now()));
+			else await this.applyInOneTransaction(events);
+		} catch {
+			// One of them failed (or the database did): each on its own, so the failure stays with its event.
+			for (const event of events) {
+				if (this.stopped) break;
+				await this.applyAlone(event);
+			}
+		}
+		return events.length;
+	}
+
+	private async applyInOneTransaction(events: StoredEvent[]): Promise<void> {
+		const afterCommit: (() => void)[] = [];
+		await this.options.db.transaction(async (tx) => {
+			const now = new Date(this.options.now());
+			const live: NewLiveEvent[] = [];
+			await this.apply(
+				tx,
+				events.map((event) => event.rawBody),
+				now,
+				live,
+				afterCommit
+			);
+			await appendLiveEvents(tx, live, now);
+			await markEventsProcessed(
+				tx,
+				events.map((event) => event.seq),
+				now
+			);
+		});
+		for (const action of afterCommit) action();
+	}
+
+	/** Applies one event in its own transaction; true when it was applied, false when it failed (recorded). */
+	private async applyAlone(event: StoredEvent): Promise<boolean> {
+		const afterCommit: (() => void)[] = [];
+		try {
+			await this.options.db.transaction(async (tx) => {
+				const now = new Date(this.options.now());
+				const live: NewLiveEvent[] = [];
+				await this.apply(tx, [event.rawBody], now, live, afterCommit);
+				await appendLiveEvents(tx, live, now);
+				await markEventsProcessed(tx, [event.seq], now);
+			});
+		} catch (error) {
+			await this.failed(event, error).catch((markError) =>
+				this.options.log.error('could not record a processing failure; the lease will expire', {
+					event: event.eventId,
+					reason: errorText(markError)
+				})
+			);
+			return false;
+		}
+		for (const action of afterCommit) action();
+		return true;
+	}
+
+	private apply(tx: Queryable, rawBodies: string[], now: Date, live: NewLiveEvent[], afterCommit: (() => void)[]): Promise<unknown> {
+		return applyEvents(tx, rawBodies, {
+			now,
+			log: this.options.log,
+			live: (type, conversationId, payload) => live.push({ type, conversationId, payload }),
+			afterCommit: (action) => afterCommit.push(action),
+			wakeRewraps: this.options.wakeRewraps
+		});
+	}
+
+	private async failed(event: StoredEvent, error: unknown): Promise<void> {
+		const { db, log } = this.options;
+		const now = new Date(this.options.now());
+		const reason = errorText(error);
+		if (error instanceof ContractError && PERMANENT.has(error.code)) {
+			log.warn('webhook event rejected as malformed', { event: event.eventId, type: event.eventType, reason });
+			await markEventFailed(db, event.seq, 'rejected', reason, now);
+		} else if (event.processAttempts + 1 >= MAX_ATTEMPTS) {
+			log.error('webhook event given up', { event: event.eventId, attempts: event.processAttempts + 1, reason });
+			await markEventFailed(db, event.seq, 'failed', reason, now);
+		} else {
+			const delay = retryDelayMs(event.processAttempts + 1);
+			log.warn('webhook event will be retried', { event: event.eventId, attempts: event.processAttempts + 1, inMs: delay, reason });
+			await markEventForRetry(db, event.seq, reason, new Date(now.getTime() + delay));
+		}
+	}
+}

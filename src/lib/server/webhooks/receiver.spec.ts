@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS, useDatabases } from '../../../../tests/support/databases';
+import { serveHandler, type ServedHandler } from '../../../../tests/support/serve-handler';
+import { postWebhook, webhookHeaders, webhookVectors } from '../../../../tests/support/webhooks';
+import { initCrypto } from '../../crypto/index';
+import type { Database } from '../db/database';
+import type { Logger } from '../log';
+import { WebhookReceiver } from './receiver';
+
+const vectors = webhookVectors();
+const vectorSecret = vectors[0].secret;
+const previousSecret = `whsec_${'P'.repeat(42)}A`;
+const quiet: Logger = { info() {}, warn() {}, error() {} };
+
+function event(id: string, extra: Record<string, unknown> = {}): string {
+	return JSON.stringify({ id, type: 'message.created', createdAt: '2026-11-22T10:00:00Z', data: { conversationId: 'conv_1', ...extra } });
+}
+
+async function storedEvents(db: Database): Promise<{ event_id: string; raw_body: string }[]> {
+	return db.query('select event_id, raw_body from webhook_events order by seq');
+}
+
+describe.each(BACKENDS)('webhook receiver on %s, over HTTP (contract 5.2)', (backend) => {
+	const databases = useDatabases(backend);
+	let db: Database;
+	let clock = 0;
+	let served: ServedHandler;
+	let woken = 0;
+
+	beforeAll(async () => {
+		await initCrypto();
+		db = await databases.open();
+		const receiver = new WebhookReceiver({
+			db,
+			secrets: () => [vectorSecret, previousSecret],
+			now: () => clock,
+			log: quiet,
+			onStored: () => woken++
+		});
+		served = await serveHandler((request) => receiver.handle(request));
+	}, 60_000);
+	afterAll(() => served?.close());
+
+	it('answers every webhook case of the public HMAC vectors: valid → 200, each invalid → 401 with its code', async () => {
+		for (const vector of vectors) {
+			clock = vector.now * 1000;
+			const response = await fetch(served.url, { method: 'POST', headers: webhookHeaders(vector.header), body: vector.body });
+			const answer = await response.json();
+			if (vector.error) {
+				expect({ name: vector.name, status: response.status, code: answer.error?.code }).toEqual({
+					name: vector.name,
+					status: 401,
+					code: vector.error
+				});
+			} else {
+				expect({ name: vector.name, status: response.status }).toEqual({ name: vector.name, status: 200 });
+			}
+		}
+		const stored = await storedEvents(db);
+		// The valid cases carry one event: stored once, byte for byte as received.
+		expect(stored).toEqual([{ event_id: 'evt_WR-qdcHF70rn', raw_body: vectors[0].body }]);
+	});
+
+	it('stores an event once: a repeat and concurrent repeats are acknowledged as duplicates', async () => {
+		clock = Date.now();
+		const before = woken;
+		const body = event('evt_concurrent');
+		const answers = await Promise.all(
+			Array.from({ length: 12 }, () => postWebhook(served.url, vectorSecret, body, { t: Math.floor(clock / 1000) }))
+		);
+		const results = await Promise.all(answers.map(async (answer) => ({ status: answer.status, ...(await answer.json()) })));
+		expect(results.every((result) => result.status === 200 && result.received === true)).toBe(true);
+		expect(results.filter((result) => result.duplicate === false)).toHaveLength(1);
+		const again = await postWebhook(served.url, vectorSecret, body, { t: Math.floor(clock / 1000) });
+		expect(await again.json()).toEqual({ received: true, duplicate: true });
+		expect((await storedEvents(db)).filter((stored) => stored.event_id === 'evt_concurrent')).toHaveLength(1);
+		expect(woken - before).toBe(1);
+	});
+
+	it('accepts the previous secret during a rotation, and nothing else', async () => {
+		clock = Date.now();
+		const t = Math.floor(clock / 1000);
+		expect((await postWebhook(served.url, previousSecret, event('evt_previous'), { t })).status).toBe(200);
+		const other = await postWebhook(served.url, `whsec_${'Q'.repeat(42)}A`, event('evt_other'), { t });
+		expect(other.status).toBe(401);
+		expect((await other.json()).error.code).toBe('SIGNATURE_INVALID');
+	});
+
+	it('takes the event id from the header when the body has none; refuses a body without any, and oversized bodies', async () => {
+		clock = Date.now();
+		const t = Math.floor(clock / 1000);
+		const noId = JSON.stringify({ type: 'brand.new', data: {} });
+		expect((await postWebhook(served.url, vectorSecret, noId, { t, eventId: 'evt_fromheader' })).status).toBe(200);
+		const refused = await postWebhook(served.url, vectorSecret, noId, { t });
+		expect(refused.status).toBe(400);
+		expect((await refused.json()).error.code).toBe('INVALID_REQUEST');
+		const huge = JSON.stringify({ id: 'evt_huge', pad: 'x'.repeat(1024 * 1024) });
+		expect((await postWebhook(served.url, vectorSecret, huge, { t })).status).toBe(413);
+		expect((await storedEvents(db)).map((stored) => stored.event_id)).toContain('evt_fromheader');
+		expect((await storedEvents(db)).map((stored) => stored.event_id)).not.toContain('evt_huge');
+	});
+
+	it('answers 503, never 2xx, when the database fails, so the service retries', async () => {
+		clock = Date.now();
+		const t = Math.floor(clock / 1000);
+		if (backend === 'PostgreSQL') await databases.cluster().stop();
+		else await db.close();
+		const response = await postWebhook(served.url, vectorSecret, event('evt_while_down'), { t });
+		expect(response.status).toBe(503);
+		expect((await response.json()).error.code).toBe('UNAVAILABLE');
+		if (backend === 'PostgreSQL') {
+			await databases.cluster().start();
+			await expect
+				.poll(async () => (await postWebhook(served.url, vectorSecret, event('evt_while_down'), { t })).status, { timeout: 20_000 })
+				.toBe(200);
+			expect((await storedEvents(db)).filter((stored) => stored.event_id === 'evt_while_down')).toHaveLength(1);
+		}
+	});
+});

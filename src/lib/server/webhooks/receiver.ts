@@ -1,0 +1,96 @@
+/**
+ * `POST /webhooks/service` (contract 5.2): reads the raw body before anything parses it, verifies the
+ * signature with the crypto core against the current and the previous secret, stores the raw event
+ * (deduplicated by event id) and answers 2xx only once it is committed; a failed store is 503 so the
+ * service retries. Processing happens later, from the stored queue.
+ */
+import { ContractError } from '../../crypto/errors';
+import { verifyWebhookSignature } from '../../crypto/hmac';
+import { parseWebhookEvent } from '../../wire/v1';
+import type { Queryable } from '../db/database';
+import type { StoredEvent } from '../db/webhook-events';
+import { nodeHmacSha256 } from '../hmac';
+import { decodeUtf8, errorResponse, json, readBodyBytes } from '../http/responses';
+import { errorText, type Logger } from '../log';
+import { EventWriter } from './event-writer';
+
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+export interface ReceiverOptions {
+	db: Queryable;
+	/** The current secret first, then the previous one during a rotation. */
+	secrets: () => readonly string[];
+	now: () => number;
+	log: Logger;
+	/** Called after a new event was committed, to hand it to the processor. */
+	onStored?: (event: StoredEvent) => void;
+}
+
+function positiveInteger(value: string | null): number | null {
+	return value !== null && /^[0-9]{1,9}$/.test(value) ? Number(value) : null;
+}
+
+export class WebhookReceiver {
+	private readonly writer: EventWriter;
+
+	constructor(private readonly options: ReceiverOptions) {
+		this.writer = new EventWriter(options.db, () => new Date(options.now()));
+	}
+
+	async handle(request: Request): Promise<Response> {
+		const deliveryId = request.headers.get('x-service-delivery-id')?.slice(0, 128) ?? null;
+		const headerEventId = request.headers.get('x-service-event-id')?.slice(0, 128) ?? null;
+		let body: Uint8Array;
+		try {
+			body = await readBodyBytes(request, WEBHOOK_BODY_LIMIT);
+		} catch (error) {
+			this.options.log.warn('webhook refused', { reason: errorText(error), delivery: deliveryId });
+			return errorResponse(error);
+		}
+		try {
+			verifyWebhookSignature(
+				{
+					secrets: this.options.secrets(),
+					header: request.headers.get('x-service-signature'),
+					body,
+					now: Math.floor(this.options.now() / 1000)
+				},
+				nodeHmacSha256
+			);
+		} catch (error) {
+			const code = error instanceof ContractError ? error.code : 'SIGNATURE_INVALID';
+			const message = error instanceof ContractError ? error.message : 'the signature could not be checked';
+			this.options.log.warn('webhook signature rejected', { code, reason: message, delivery: deliveryId, event: headerEventId });
+			return json({ error: { code, message } }, 401);
+		}
+
+		let event: ReturnType<typeof parseWebhookEvent>;
+		let rawBody: string;
+		try {
+			rawBody = decodeUtf8(body);
+			event = parseWebhookEvent(rawBody, headerEventId);
+		} catch (error) {
+			this.options.log.warn('webhook body refused', { reason: errorText(error), delivery: deliveryId, event: headerEventId });
+			return errorResponse(error);
+		}
+
+		let seq: number | null;
+		const received = { eventId: event.id, eventType: event.type.slice(0, 200), rawBody };
+		try {
+			seq = await this.writer.store({
+				...received,
+				deliveryId,
+				attempt: positiveInteger(request.headers.get('x-service-attempt'))
+			});
+		} catch (error) {
+			this.options.log.error('webhook not stored; the service will retry', {
+				event: event.id,
+				delivery: deliveryId,
+				reason: errorText(error)
+			});
+			return json({ error: { code: 'UNAVAILABLE', message: 'the event could not be stored; retry later' } }, 503);
+		}
+		if (seq !== null) this.options.onStored?.({ ...received, seq, processAttempts: 0, receivedAt: new Date(this.options.now()) });
+		return json({ received: true, duplicate: seq === null });
+	}
+}

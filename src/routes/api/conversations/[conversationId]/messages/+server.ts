@@ -1,0 +1,6 @@
+/** The envelopes stored as received (docs/inbox-api.md §4). */
+import { listMessages } from '$lib/server/api/conversations';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const GET = listMessages;
+export const fallback = methodNotAllowed;

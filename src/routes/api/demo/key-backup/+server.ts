@@ -1,0 +1,32 @@
+/**
+ * Demo only (issue 6 §8): hands the signed-in account the key backup file the demo launcher made for it,
+ * so a person trying the demo restores their agent key without picking a file. Off unless the launcher
+ * sets `INBOX_DEMO_KEY_BACKUPS` to its backup directory; otherwise `404 NOT_FOUND` like any unknown route.
+ * The file is the key store's encrypted backup (src/lib/keystore/backup.ts): useless without the passphrase.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ContractError } from '$lib/crypto/errors';
+import { requireSession, route } from '$lib/server/api/event';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+import { json } from '$lib/server/http/responses';
+
+const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
+
+export const GET = route(async (event) => {
+	const directory = process.env.INBOX_DEMO_KEY_BACKUPS;
+	if (!directory) throw new ContractError('NOT_FOUND', 'not found', 404);
+	const { account } = requireSession(event);
+	if (!USERNAME.test(account.username) || account.username.startsWith('.'))
+		throw new ContractError('NOT_FOUND', 'no demo key for this account', 404);
+	const fileName = `${account.username}.json`;
+	let text: string;
+	try {
+		text = await readFile(join(directory, fileName), 'utf8');
+	} catch {
+		throw new ContractError('NOT_FOUND', 'no demo key for this account', 404);
+	}
+	return json({ fileName: `inbox-demo-key-${fileName}`, text }, 200, { 'cache-control': 'no-store' });
+});
+
+export const fallback = methodNotAllowed;

@@ -1,0 +1,55 @@
+/**
+ * The two database backends for one test suite (`describe.each(BACKENDS)`): fresh, migrated PGlite
+ * databases started from a cached template (a new PGlite cluster takes seconds to create), and fresh
+ * databases in a throwaway PostgreSQL cluster of the test file.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { openDatabase, type Database } from '../../src/lib/server/db/database';
+import { openPglite } from '../../src/lib/server/db/pglite';
+import { pgliteTemplate } from './pglite-template';
+import { startPostgresCluster, type PostgresCluster } from './postgres';
+
+export { pgliteTemplate, seedPgliteDataDir } from './pglite-template';
+
+export const BACKENDS = ['PGlite', 'PostgreSQL'] as const;
+export type Backend = (typeof BACKENDS)[number];
+
+export interface DatabaseHarness {
+	/** A fresh, migrated, empty database of the backend. */
+	open(): Promise<Database>;
+	/** The file's PostgreSQL cluster (PostgreSQL backend only). */
+	cluster(): PostgresCluster;
+	/** Where the server of this backend should keep its data: `DATABASE_URL` for PostgreSQL. */
+	databaseUrl(): Promise<string | null>;
+}
+
+/** Registers beforeAll/afterAll for `backend` in the current describe block. */
+export function useDatabases(backend: Backend): DatabaseHarness {
+	let cluster: PostgresCluster | undefined;
+	const opened: Database[] = [];
+	beforeAll(async () => {
+		if (backend === 'PostgreSQL') cluster = await startPostgresCluster();
+		else await pgliteTemplate();
+	}, 120_000);
+	afterAll(async () => {
+		await Promise.all(opened.map((database) => database.close().catch(() => {})));
+		await cluster?.destroy();
+	}, 60_000);
+	return {
+		async open() {
+			const database =
+				backend === 'PGlite'
+					? await openPglite('memory://', { loadDataDir: await pgliteTemplate() })
+					: await openDatabase({ databaseUrl: await cluster!.createDatabase(), dataDir: '' });
+			opened.push(database);
+			return database;
+		},
+		cluster() {
+			if (!cluster) throw new Error('no PostgreSQL cluster in a PGlite suite');
+			return cluster;
+		},
+		async databaseUrl() {
+			return backend === 'PostgreSQL' ? cluster!.createDatabase() : null;
+		}
+	};
+}

@@ -1,0 +1,75 @@
+/**
+ * A real HTTP forwarder put in front of the simulator to make the network misbehave on purpose: the next
+ * requests can be answered with a status, or have their connection cut, before requests pass through
+ * again. It records what reached it, so tests can see retries and their Idempotency-Keys.
+ */
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SeenRequest {
+	method: string;
+	path: string;
+	headers: IncomingMessage['headers'];
+	body: string;
+	/** What the front did with it. */
+	outcome: 'forwarded' | 'status' | 'cut';
+}
+
+export interface FlakyFront {
+	url: string;
+	seen: SeenRequest[];
+	/** The next `count` requests get `status` (with `retryAfter` seconds), or have their connection cut. */
+	failNext(count: number, failure: { status: number; retryAfter?: number } | 'cut'): void;
+	close(): Promise<void>;
+}
+
+export async function startFlakyFront(target: string): Promise<FlakyFront> {
+	const failures: ({ status: number; retryAfter?: number } | 'cut')[] = [];
+	const seen: SeenRequest[] = [];
+	const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+		const chunks: Buffer[] = [];
+		incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+		incoming.on('end', () => {
+			const body = Buffer.concat(chunks);
+			const failure = failures.shift();
+			const record = (outcome: SeenRequest['outcome']) =>
+				seen.push({ method: incoming.method ?? '', path: incoming.url ?? '', headers: incoming.headers, body: body.toString(), outcome });
+			if (failure === 'cut') {
+				record('cut');
+				incoming.socket.destroy();
+				return;
+			}
+			if (failure) {
+				record('status');
+				const headers: Record<string, string> = { 'content-type': 'application/json' };
+				if (failure.retryAfter !== undefined) headers['retry-after'] = String(failure.retryAfter);
+				outgoing.writeHead(failure.status, headers);
+				outgoing.end(
+					JSON.stringify({ error: { code: failure.status === 429 ? 'RATE_LIMITED' : 'INTERNAL', message: 'injected by the test' } })
+				);
+				return;
+			}
+			record('forwarded');
+			const url = new URL(incoming.url ?? '/', target);
+			const forward = httpRequest(url, { method: incoming.method, headers: { ...incoming.headers, host: url.host } }, (answer) => {
+				outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+				answer.pipe(outgoing);
+			});
+			forward.on('error', () => outgoing.destroy());
+			forward.end(body);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		seen,
+		failNext(count, failure) {
+			for (let i = 0; i < count; i++) failures.push(failure);
+		},
+		close: () =>
+			new Promise((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			})
+	};
+}

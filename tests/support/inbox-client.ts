@@ -1,0 +1,179 @@
+/**
+ * A browser's view of the inbox server for integration tests: logs in, keeps the session cookie, sends
+ * JSON with the page's Origin (docs/inbox-api.md §1), and reads the live event stream (§7).
+ */
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely; the specs assert on them */
+export interface Answer<T = any> {
+	status: number;
+	headers: Headers;
+	body: T;
+}
+
+async function read(response: Response): Promise<Answer> {
+	const text = await response.text();
+	let body: unknown = text;
+	try {
+		body = text === '' ? null : JSON.parse(text);
+	} catch {
+		// not JSON: keep the text
+	}
+	return { status: response.status, headers: response.headers, body };
+}
+
+export class InboxClient {
+	cookie: string | undefined;
+
+	constructor(readonly url: string) {}
+
+	async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
+		const all: Record<string, string> = { origin: this.url, ...headers };
+		if (this.cookie) all.cookie = this.cookie;
+		const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+		if (text !== undefined && !('content-type' in all)) all['content-type'] = 'application/json';
+		const answer = await read(await fetch(this.url + path, { method, headers: all, body: text, redirect: 'manual' }));
+		const setCookie = answer.headers.get('set-cookie');
+		if (setCookie?.startsWith('inbox_session=')) {
+			const value = setCookie.split(';')[0];
+			this.cookie = value === 'inbox_session=' ? undefined : value;
+		}
+		return answer;
+	}
+
+	get<T = any>(path: string, headers?: Record<string, string>): Promise<Answer<T>> {
+		return this.request<T>('GET', path, undefined, headers);
+	}
+
+	post<T = any>(path: string, body: unknown = {}, headers?: Record<string, string>): Promise<Answer<T>> {
+		return this.request<T>('POST', path, body, headers);
+	}
+
+	async login(username: string, password: string): Promise<Answer> {
+		return this.request('POST', '/api/session', { username, password });
+	}
+
+	/** Logs in and fails the test when that does not work. */
+	static async loggedIn(url: string, username: string, password: string): Promise<InboxClient> {
+		const client = new InboxClient(url);
+		const answer = await client.login(username, password);
+		if (answer.status !== 200) throw new Error(`login as ${username} failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+		return client;
+	}
+
+	/** Opens `GET /api/events` with this client's session. */
+	events(options: { lastEventId?: string } = {}): Promise<EventStream> {
+		return EventStream.open(this.url, this.cookie, options.lastEventId);
+	}
+}
+
+export interface ServerSentEvent {
+	id?: string;
+	event: string;
+	data: any;
+}
+
+/** A text/event-stream read as it arrives. */
+export class EventStream {
+	readonly received: ServerSentEvent[] = [];
+	private ended = false;
+	private waiters: (() => void)[] = [];
+
+	private constructor(
+		private readonly controller: AbortController,
+		readonly response: Response
+	) {}
+
+	static async open(url: string, cookie: string | undefined, lastEventId?: string): Promise<EventStream> {
+		const controller = new AbortController();
+		const headers: Record<string, string> = { accept: 'text/event-stream' };
+		if (cookie) headers.cookie = cookie;
+		if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+		const response = await fetch(`${url}/api/events`, { headers, signal: controller.signal });
+		const stream = new EventStream(controller, response);
+		if (response.ok && response.body) void stream.pump(response.body);
+		return stream;
+	}
+
+	private async pump(body: ReadableStream<Uint8Array>): Promise<void> {
+		const decoder = new TextDecoder();
+		let buffer = '';
+		try {
+			for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+				buffer += decoder.decode(chunk, { stream: true });
+				let end: number;
+				while ((end = buffer.indexOf('\n\n')) >= 0) {
+					const block = buffer.slice(0, end);
+					buffer = buffer.slice(end + 2);
+					const event: ServerSentEvent = { event: 'message', data: undefined };
+					const data: string[] = [];
+					for (const line of block.split('\n')) {
+						if (line.startsWith(':')) continue;
+						const colon = line.indexOf(':');
+						const field = colon < 0 ? line : line.slice(0, colon);
+						const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+						if (field === 'id') event.id = value;
+						else if (field === 'event') event.event = value;
+						else if (field === 'data') data.push(value);
+					}
+					if (data.length === 0) continue;
+					event.data = JSON.parse(data.join('\n'));
+					this.received.push(event);
+				}
+				this.notify();
+			}
+		} catch {
+			// aborted or cut
+		}
+		this.ended = true;
+		this.notify();
+	}
+
+	private notify(): void {
+		for (const waiter of this.waiters.splice(0)) waiter();
+	}
+
+	get isEnded(): boolean {
+		return this.ended;
+	}
+
+	/** Resolves with the first received event (from the start) that matches, or fails after `timeoutMs`. */
+	async waitFor(match: (event: ServerSentEvent) => boolean, timeoutMs = 20_000): Promise<ServerSentEvent> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const found = this.received.find(match);
+			if (found) return found;
+			if (this.ended) throw new Error(`the event stream ended; received: ${JSON.stringify(this.received.map((event) => event.event))}`);
+			const left = deadline - Date.now();
+			if (left <= 0)
+				throw new Error(
+					`no matching event in ${timeoutMs} ms; received: ${JSON.stringify(this.received.map((event) => [event.event, event.id]))}`
+				);
+			await new Promise<void>((resolve) => {
+				const timer = setTimeout(resolve, left);
+				this.waiters.push(() => {
+					clearTimeout(timer);
+					resolve();
+				});
+			});
+		}
+	}
+
+	/** Resolves when the server ends the stream. */
+	async waitForEnd(timeoutMs = 30_000): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		while (!this.ended) {
+			if (Date.now() > deadline) throw new Error('the event stream did not end');
+			await new Promise<void>((resolve) => {
+				const timer = setTimeout(resolve, 200);
+				this.waiters.push(() => {
+					clearTimeout(timer);
+					resolve();
+				});
+			});
+		}
+	}
+
+	close(): void {
+		this.controller.abort();
+	}
+}

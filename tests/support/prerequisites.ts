@@ -1,0 +1,51 @@
+/**
+ * What `npm test` needs that npm does not bring: Debian's Chromium for the browser tests and
+ * PostgreSQL's server binaries for the throwaway cluster of the PostgreSQL run. Installs them with
+ * apt-get when missing (as root), or stops with a clear message.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** The newest `/usr/lib/postgresql/<version>/bin` holding initdb, if any. */
+export function postgresBinDir(): string | undefined {
+	const root = '/usr/lib/postgresql';
+	if (!existsSync(root)) return undefined;
+	const versions = readdirSync(root)
+		.filter((version) => existsSync(`${root}/${version}/bin/initdb`))
+		.sort((a, b) => Number(b) - Number(a));
+	return versions.length ? `${root}/${versions[0]}/bin` : undefined;
+}
+
+function isRoot(): boolean {
+	return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+let aptUpdated = false;
+
+function aptInstall(packages: string[], why: string): void {
+	if (!isRoot()) {
+		console.error(`npm test needs ${why}. Install it with: sudo apt-get install -y ${packages.join(' ')}`);
+		process.exit(1);
+	}
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	console.log(`Installing ${packages.join(', ')} from Debian (${why})...`);
+	try {
+		if (!aptUpdated) {
+			execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+			aptUpdated = true;
+		}
+		execFileSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit', env });
+	} catch {
+		console.error(`Could not install ${packages.join(' ')}; install it by hand and run npm test again.`);
+		process.exit(1);
+	}
+}
+
+export function ensurePrerequisites(): void {
+	if (!existsSync(CHROMIUM_PATH)) aptInstall(['chromium'], 'Chromium for the browser tests');
+	if (!postgresBinDir()) aptInstall(['postgresql'], 'PostgreSQL for the PostgreSQL test run');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) ensurePrerequisites();
