@@ -1,0 +1,51 @@
+/**
+ * The inbox server's own API for the agent pages (docs/inbox-api.md §2–§5): session, the agent's
+ * key registration, the inbox's view of conversations, invitations, re-invitations and the
+ * explicit rewrap confirmation.
+ */
+import type { ConversationStatus } from '../wire/v1-records';
+import { api } from './http';
+import type { Account, Conversation, Invitation, Page, SessionInfo, StoredMessage, Trust } from './types';
+
+export const getSession = () => api<SessionInfo>('GET', '/api/session');
+
+export const login = (username: string, password: string) => api<SessionInfo>('POST', '/api/session', { body: { username, password } });
+
+export const logout = () => api<void>('DELETE', '/api/session');
+
+export const registerAgentKey = (input: { agentKeyId: string; publicKey: string; replace?: boolean }) =>
+	api<{ account: Account }>('PUT', '/api/agent-key', {
+		body: input.replace ? input : { agentKeyId: input.agentKeyId, publicKey: input.publicKey }
+	});
+
+function query(params: Record<string, string | number | undefined | null>): string {
+	const search = new URLSearchParams();
+	for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null) search.set(key, String(value));
+	const text = search.toString();
+	return text ? `?${text}` : '';
+}
+
+export const listConversations = (input: { status?: ConversationStatus; trust?: Trust; limit?: number; cursor?: string | null } = {}) =>
+	api<Page<Conversation>>('GET', `/api/conversations${query(input)}`);
+
+export const getConversation = (conversationId: string) =>
+	api<Conversation>('GET', `/api/conversations/${encodeURIComponent(conversationId)}`);
+
+export const listStoredMessages = (conversationId: string, input: { afterSeq?: number; limit?: number } = {}) =>
+	api<{ data: StoredMessage[]; hasMore: boolean }>(
+		'GET',
+		`/api/conversations/${encodeURIComponent(conversationId)}/messages${query(input)}`
+	);
+
+export const createInvitation = (idempotencyKey: string, input: { expiresIn?: number } = {}) =>
+	api<Invitation>('POST', '/api/invites', { body: input, idempotencyKey });
+
+export const createReinvitation = (conversationId: string, idempotencyKey: string, input: { expiresIn?: number } = {}) =>
+	api<Invitation>('POST', `/api/conversations/${encodeURIComponent(conversationId)}/reinvite`, { body: input, idempotencyKey });
+
+/** The company's current public key and its fingerprint in the display form (contract 2.2). */
+export const getCompanyKey = () => api<{ keyVersion: number; publicKey: string; fingerprint: string }>('GET', '/api/company');
+
+/** Contract 6.4 step 5: the agent confirmed the customer's new key by another channel. */
+export const confirmRewrap = (conversationId: string) =>
+	api<Conversation>('POST', `/api/conversations/${encodeURIComponent(conversationId)}/rewrap`, { body: {} });

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { compareConversations, countConversations, filterConversations, mergeSorted, upsertSorted } from './conversation-list';
+import type { Conversation } from './types';
+
+function conversation(id: string, lastActivityAt: string, extra: Partial<Conversation> = {}): Conversation {
+	return {
+		conversationId: id,
+		status: 'active',
+		trust: 'verified',
+		rewrap: { state: 'none', error: null },
+		keyVersion: 1,
+		userDeleted: false,
+		createdAt: '2026-01-01T00:00:00Z',
+		startedAt: '2026-01-01T00:00:00Z',
+		lastActivityAt,
+		closedAt: null,
+		unreadCount: 0,
+		agentWraps: [],
+		...extra
+	};
+}
+
+describe('conversation order', () => {
+	it('puts the latest activity first, then orders by id', () => {
+		const list = [
+			conversation('conv_b', '2026-01-01T10:00:00Z'),
+			conversation('conv_c', '2026-01-02T10:00:00Z'),
+			conversation('conv_a', '2026-01-01T10:00:00Z')
+		];
+		expect(list.sort(compareConversations).map((item) => item.conversationId)).toEqual(['conv_c', 'conv_b', 'conv_a']);
+	});
+
+	it('moves a conversation with new activity to its place without duplicating it', () => {
+		const sorted = [
+			conversation('conv_1', '2026-01-03T00:00:00Z'),
+			conversation('conv_2', '2026-01-02T00:00:00Z'),
+			conversation('conv_3', '2026-01-01T00:00:00Z')
+		];
+		const moved = upsertSorted(sorted, conversation('conv_3', '2026-01-04T00:00:00Z', { unreadCount: 1 }));
+		expect(moved.map((item) => item.conversationId)).toEqual(['conv_3', 'conv_1', 'conv_2']);
+		expect(moved[0].unreadCount).toBe(1);
+		expect(upsertSorted(moved, conversation('conv_4', '2026-01-02T12:00:00Z')).map((item) => item.conversationId)).toEqual([
+			'conv_3',
+			'conv_1',
+			'conv_4',
+			'conv_2'
+		]);
+	});
+
+	it('merges pages, keeping the newest copy', () => {
+		const merged = mergeSorted(
+			[conversation('conv_1', '2026-01-01T00:00:00Z')],
+			[conversation('conv_1', '2026-01-05T00:00:00Z'), conversation('conv_2', '2026-01-02T00:00:00Z')]
+		);
+		expect(merged.map((item) => [item.conversationId, item.lastActivityAt])).toEqual([
+			['conv_1', '2026-01-05T00:00:00Z'],
+			['conv_2', '2026-01-02T00:00:00Z']
+		]);
+	});
+});
+
+describe('filters and counts', () => {
+	const list = [
+		conversation('conv_Active1', '2026-01-05T00:00:00Z', { unreadCount: 2 }),
+		conversation('conv_Waiting', '2026-01-04T00:00:00Z', { status: 'awaiting_key' }),
+		conversation('conv_Pending', '2026-01-03T00:00:00Z', { status: 'pending', trust: null }),
+		conversation('conv_Closed1', '2026-01-02T00:00:00Z', { status: 'closed', unreadCount: 1 })
+	];
+
+	it('filters by status, unread and search', () => {
+		const previews = new Map([['conv_Waiting', 'Where is my parcel?']]);
+		const ids = (filter: Parameters<typeof filterConversations>[1]) =>
+			filterConversations(list, filter, previews).map((item) => item.conversationId);
+		expect(ids({ status: 'all', unreadOnly: false, search: '' })).toHaveLength(4);
+		expect(ids({ status: 'awaiting_key', unreadOnly: false, search: '' })).toEqual(['conv_Waiting']);
+		expect(ids({ status: 'all', unreadOnly: true, search: '' })).toEqual(['conv_Active1', 'conv_Closed1']);
+		expect(ids({ status: 'all', unreadOnly: false, search: 'parcel' })).toEqual(['conv_Waiting']);
+		expect(ids({ status: 'all', unreadOnly: false, search: 'pend ing' })).toEqual(['conv_Pending']);
+		expect(ids({ status: 'closed', unreadOnly: false, search: 'active' })).toEqual([]);
+	});
+
+	it('counts every filter and its unread conversations', () => {
+		const counts = countConversations(list);
+		expect(counts.total).toEqual({ all: 4, active: 1, awaiting_key: 1, pending: 1, closed: 1 });
+		expect(counts.unread).toEqual({ all: 2, active: 1, awaiting_key: 0, pending: 0, closed: 1 });
+	});
+});

@@ -1,0 +1,107 @@
+/**
+ * The conversation list's pure logic (issue 6 §2): the order (last activity first), filters by
+ * status and unread, search, per-filter counts, and inserting one changed conversation into a
+ * sorted list of 10,000 without sorting it again.
+ */
+import type { Conversation, ConversationStatus } from './types';
+
+export type StatusFilter = 'all' | ConversationStatus;
+
+export const STATUS_FILTERS: readonly StatusFilter[] = ['all', 'active', 'awaiting_key', 'pending', 'closed'];
+
+/** Negative when `a` comes first: newer activity first, then by id (descending, as the server pages them), so the order is total. */
+export function compareConversations(a: Conversation, b: Conversation): number {
+	if (a.lastActivityAt !== b.lastActivityAt) return a.lastActivityAt < b.lastActivityAt ? 1 : -1;
+	return a.conversationId < b.conversationId ? 1 : a.conversationId > b.conversationId ? -1 : 0;
+}
+
+/** A new sorted list with `conversation` added or replaced. */
+export function upsertSorted(list: readonly Conversation[], conversation: Conversation): Conversation[] {
+	const without = list.filter((item) => item.conversationId !== conversation.conversationId);
+	let low = 0;
+	let high = without.length;
+	while (low < high) {
+		const middle = (low + high) >> 1;
+		if (compareConversations(without[middle], conversation) < 0) low = middle + 1;
+		else high = middle;
+	}
+	without.splice(low, 0, conversation);
+	return without;
+}
+
+/** Merges a page from the server into a sorted list (later copies of a conversation win). */
+export function mergeSorted(list: readonly Conversation[], page: readonly Conversation[]): Conversation[] {
+	const byId = new Map(list.map((item) => [item.conversationId, item]));
+	for (const item of page) byId.set(item.conversationId, item);
+	return [...byId.values()].sort(compareConversations);
+}
+
+export interface ListFilter {
+	status: StatusFilter;
+	unreadOnly: boolean;
+	/** Matched against the id and the text previews seen in this session. */
+	search: string;
+}
+
+export function filterConversations(
+	list: readonly Conversation[],
+	filter: ListFilter,
+	previews: ReadonlyMap<string, string>
+): Conversation[] {
+	const needle = filter.search.trim().toLowerCase();
+	if (filter.status === 'all' && !filter.unreadOnly && needle === '') return list as Conversation[];
+	return list.filter((item) => {
+		if (filter.status !== 'all' && item.status !== filter.status) return false;
+		if (filter.unreadOnly && item.unreadCount === 0) return false;
+		if (needle === '') return true;
+		const label = item.conversationId.toLowerCase();
+		return (
+			label.includes(needle) ||
+			label.replace(/^conv_/, '').includes(needle.replace(/\s+/g, '')) ||
+			(previews.get(item.conversationId)?.toLowerCase().includes(needle) ?? false)
+		);
+	});
+}
+
+export interface FilterCounts {
+	/** Conversations in each status filter. */
+	total: Record<StatusFilter, number>;
+	/** Conversations with unread messages in each status filter. */
+	unread: Record<StatusFilter, number>;
+}
+
+export function countConversations(list: readonly Conversation[]): FilterCounts {
+	const zero = () => ({ all: 0, active: 0, awaiting_key: 0, pending: 0, closed: 0 }) as Record<StatusFilter, number>;
+	const counts: FilterCounts = { total: zero(), unread: zero() };
+	for (const item of list) {
+		counts.total.all++;
+		counts.total[item.status]++;
+		if (item.unreadCount > 0) {
+			counts.unread.all++;
+			counts.unread[item.status]++;
+		}
+	}
+	return counts;
+}
+
+/** A new previews map with one conversation's preview set (the old map is never mutated). */
+export function withPreview(
+	previews: ReadonlyMap<string, string>,
+	conversationId: string,
+	text: string,
+	length = 140
+): ReadonlyMap<string, string> {
+	const next = new Map(previews);
+	next.set(conversationId, text.replace(/\s+/g, ' ').slice(0, length));
+	return next;
+}
+
+export const NO_PREVIEWS: ReadonlyMap<string, string> = new Map();
+
+export const STATUS_LABELS: Record<StatusFilter, string> = {
+	all: 'All',
+	active: 'Active',
+	awaiting_key: 'Awaiting key',
+	pending: 'Pending',
+	closed: 'Closed'
+};

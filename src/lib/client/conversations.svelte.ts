@@ -1,0 +1,97 @@
+/**
+ * The conversation list of the inbox (issue 6 §2): every conversation of the inbox's view
+ * (`GET /api/conversations`, pages of 200), kept live by `/api/events`, with filters, search, counts
+ * and the text previews this tab decrypted. Plaintext previews live in memory only and go on lock.
+ */
+import { listConversations } from './api';
+import {
+	countConversations,
+	filterConversations,
+	mergeSorted,
+	upsertSorted,
+	NO_PREVIEWS,
+	withPreview,
+	type FilterCounts,
+	type StatusFilter
+} from './conversation-list';
+import type { Conversation } from './types';
+
+const PAGE_SIZE = 200;
+const PREVIEW_LENGTH = 140;
+
+export class ConversationStore {
+	/** Sorted by last activity; replaced, never mutated, so 10,000 rows stay cheap to track. */
+	items = $state.raw<Conversation[]>([]);
+	previews = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
+	loading = $state(false);
+	/** Every page has arrived. */
+	complete = $state(false);
+	error = $state<unknown>(null);
+	status = $state<StatusFilter>('all');
+	unreadOnly = $state(false);
+	search = $state('');
+
+	visible = $derived(
+		filterConversations(this.items, { status: this.status, unreadOnly: this.unreadOnly, search: this.search }, this.previews)
+	);
+	counts: FilterCounts = $derived(countConversations(this.items));
+
+	private generation = 0;
+
+	get(conversationId: string): Conversation | undefined {
+		return this.items.find((item) => item.conversationId === conversationId);
+	}
+
+	/** Loads every page (first page shown at once); a later call restarts from scratch. */
+	async load(): Promise<void> {
+		const generation = ++this.generation;
+		this.loading = true;
+		this.error = null;
+		this.complete = false;
+		let cursor: string | null = null;
+		let collected: Conversation[] = [];
+		try {
+			do {
+				const page = await listConversations({ limit: PAGE_SIZE, cursor });
+				if (generation !== this.generation) return;
+				collected = collected.concat(page.data);
+				// the first page replaces what was shown; later pages merge, so live updates in between survive
+				this.items = cursor === null ? mergeSorted([], collected) : mergeSorted(this.items, page.data);
+				cursor = page.nextCursor;
+			} while (cursor);
+			this.complete = true;
+		} catch (error) {
+			if (generation === this.generation) this.error = error;
+		} finally {
+			if (generation === this.generation) this.loading = false;
+		}
+	}
+
+	/** A conversation from an event or a call, placed where its last activity puts it. */
+	upsert(conversation: Conversation): void {
+		this.items = upsertSorted(this.items, conversation);
+	}
+
+	/** Sets the unread count to zero locally once the read receipt went through. */
+	markRead(conversationId: string): void {
+		const item = this.get(conversationId);
+		if (item && item.unreadCount !== 0) this.upsert({ ...item, unreadCount: 0 });
+	}
+
+	setPreview(conversationId: string, text: string): void {
+		this.previews = withPreview(this.previews, conversationId, text, PREVIEW_LENGTH);
+	}
+
+	/** Forgets every decrypted preview (on lock and sign-out). */
+	forgetPlaintext(): void {
+		this.previews = NO_PREVIEWS;
+	}
+
+	clear(): void {
+		this.generation++;
+		this.items = [];
+		this.previews = NO_PREVIEWS;
+		this.complete = false;
+		this.loading = false;
+	}
+}

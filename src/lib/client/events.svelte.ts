@@ -1,0 +1,104 @@
+/**
+ * Live updates from `GET /api/events` (docs/inbox-api.md §7): one EventSource per page, typed
+ * handlers, resumption with `Last-Event-ID` (the browser resends it; after a hard failure we reconnect
+ * with `?lastEventId=`), and a `resync` when the server cannot replay what was missed.
+ */
+import { getSession } from './api';
+import type { Conversation, StoredMessage } from './types';
+
+export interface LiveHandlers {
+	conversation(conversation: Conversation, kind: 'started' | 'changed'): void;
+	message(conversationId: string, message: StoredMessage): void;
+	read(conversationId: string, upToMessageId: string): void;
+	/** The server cannot replay the missed events: reload everything. */
+	resync(): void;
+	/** The stream is live again after a reconnection (missed events were replayed). */
+	ready?(): void;
+}
+
+export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'stopped';
+
+const RECONNECT_DELAYS_MS = [1000, 2000, 5000, 10_000, 30_000];
+
+export class LiveEvents {
+	status = $state<LiveStatus>('stopped');
+	private source: EventSource | null = null;
+	private lastEventId: string | null = null;
+	private attempt = 0;
+	private timer: ReturnType<typeof setTimeout> | null = null;
+
+	constructor(private readonly handlers: LiveHandlers) {}
+
+	start(): void {
+		if (this.source) return;
+		this.status = this.lastEventId === null ? 'connecting' : 'reconnecting';
+		const url = this.lastEventId === null ? '/api/events' : `/api/events?lastEventId=${encodeURIComponent(this.lastEventId)}`;
+		const source = new EventSource(url, { withCredentials: true });
+		this.source = source;
+		const on = (name: string, handle: (data: unknown) => void) =>
+			source.addEventListener(name, (event) => {
+				const message = event as MessageEvent<string>;
+				if (message.lastEventId) this.lastEventId = message.lastEventId;
+				let data: unknown;
+				try {
+					data = JSON.parse(message.data);
+				} catch {
+					return;
+				}
+				handle(data);
+			});
+		on('ready', () => {
+			this.attempt = 0;
+			this.status = 'live';
+			this.handlers.ready?.();
+		});
+		on('conversation.started', (data) => this.handlers.conversation((data as { conversation: Conversation }).conversation, 'started'));
+		on('conversation.changed', (data) => this.handlers.conversation((data as { conversation: Conversation }).conversation, 'changed'));
+		on('message.created', (data) => {
+			const event = data as { conversationId: string; message: StoredMessage };
+			this.handlers.message(event.conversationId, event.message);
+		});
+		on('message.read', (data) => {
+			const event = data as { conversationId: string; upToMessageId: string };
+			this.handlers.read(event.conversationId, event.upToMessageId);
+		});
+		on('resync', () => this.handlers.resync());
+		source.addEventListener('error', () => {
+			if (source.readyState === EventSource.CONNECTING) {
+				this.status = 'reconnecting';
+				return;
+			}
+			// closed for good (e.g. 401 or a server restart answering non-200): check the session, then retry
+			this.closeSource();
+			this.status = 'reconnecting';
+			void getSession()
+				.then(() => this.scheduleReconnect())
+				.catch(() => {
+					// a 401 has told the session already; other failures: keep trying
+					if (this.status !== 'stopped') this.scheduleReconnect();
+				});
+		});
+	}
+
+	private scheduleReconnect(): void {
+		if (this.status === 'stopped' || this.timer) return;
+		const delay = RECONNECT_DELAYS_MS[Math.min(this.attempt, RECONNECT_DELAYS_MS.length - 1)];
+		this.attempt++;
+		this.timer = setTimeout(() => {
+			this.timer = null;
+			if (this.status !== 'stopped') this.start();
+		}, delay);
+	}
+
+	private closeSource(): void {
+		this.source?.close();
+		this.source = null;
+	}
+
+	stop(): void {
+		this.status = 'stopped';
+		if (this.timer) clearTimeout(this.timer);
+		this.timer = null;
+		this.closeSource();
+	}
+}

@@ -1,0 +1,76 @@
+/**
+ * The browser's HTTP calls to the inbox server (docs/inbox-api.md §1): JSON in and out, the session
+ * cookie, and every error turned into a ContractError with the server's code and status. A `401
+ * UNAUTHENTICATED` also tells the session, so the page can ask the person to sign in again.
+ */
+import { ContractError, isContractCode } from '../crypto/errors';
+import { b64uEncode } from '../crypto/encoding';
+
+type Listener = () => void;
+const unauthenticatedListeners = new Set<Listener>();
+
+/** Called whenever the server answers `401 UNAUTHENTICATED` (an ended or expired session). */
+export function onUnauthenticated(listener: Listener): () => void {
+	unauthenticatedListeners.add(listener);
+	return () => unauthenticatedListeners.delete(listener);
+}
+
+/** A fresh `Idempotency-Key` (docs/inbox-api.md §6): printable ASCII, far below 128 characters. */
+export function newIdempotencyKey(prefix = 'idk'): string {
+	return `${prefix}_${b64uEncode(crypto.getRandomValues(new Uint8Array(18)))}`;
+}
+
+/** The ContractError of a non-2xx answer: the body's `{ error: { code, message } }`, or one chosen from the status. */
+export async function errorFromResponse(response: Response): Promise<ContractError> {
+	let code: unknown;
+	let message = `the server answered ${response.status}`;
+	try {
+		const body = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
+		code = body?.error?.code;
+		if (typeof body?.error?.message === 'string') message = body.error.message;
+	} catch {
+		// not JSON: keep the status
+	}
+	const status = response.status;
+	const fallback =
+		status === 401
+			? 'UNAUTHENTICATED'
+			: status === 404
+				? 'NOT_FOUND'
+				: status === 429
+					? 'RATE_LIMITED'
+					: status >= 500
+						? 'UNAVAILABLE'
+						: 'INVALID_REQUEST';
+	const error = new ContractError(isContractCode(code) ? code : fallback, message, status);
+	if (error.code === 'UNAUTHENTICATED') for (const listener of unauthenticatedListeners) listener();
+	return error;
+}
+
+export interface RequestOptions {
+	body?: unknown;
+	idempotencyKey?: string;
+	signal?: AbortSignal;
+}
+
+/** Sends a request and returns the raw Response when it is 2xx; throws the ContractError otherwise. */
+export async function send(method: string, path: string, options: RequestOptions & { rawBody?: string } = {}): Promise<Response> {
+	const headers: Record<string, string> = { accept: 'application/json' };
+	const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+	if (body !== undefined) headers['content-type'] = 'application/json';
+	if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+	const response = await fetch(path, { method, headers, body, credentials: 'same-origin', cache: 'no-store', signal: options.signal });
+	if (!response.ok) throw await errorFromResponse(response);
+	return response;
+}
+
+/** A JSON request to the inbox's own API; `undefined` for `204`. */
+export async function api<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+	const response = await send(method, path, options);
+	if (response.status === 204) return undefined as T;
+	try {
+		return (await response.json()) as T;
+	} catch {
+		throw new ContractError('INVALID_RESPONSE', `${method} ${path}: the answer is not JSON`, response.status);
+	}
+}

@@ -1,0 +1,131 @@
+/**
+ * The signed-in, unlocked inbox (issue 6 §2–§3): the conversation list, the live connection that
+ * keeps it current, the thread on screen, and previews of new messages decrypted in the worker.
+ * Created when the key is unlocked, stopped (with every plaintext forgotten) on lock or sign-out.
+ */
+import { getContext, setContext } from 'svelte';
+import type { CryptoWorkerClient } from '../crypto/worker/client';
+import { v1 } from '../wire/v1';
+import { getCompanyKey } from './api';
+import { ConversationStore } from './conversations.svelte';
+import { LiveEvents } from './events.svelte';
+import { explainMessageProblem } from './explain';
+import { v1Call } from './proxy';
+import type { ThreadStore } from './thread.svelte';
+import type { Conversation, StoredMessage } from './types';
+
+const CONTEXT = Symbol('inbox');
+const PREFETCHED_PREVIEWS = 30;
+
+export class InboxState {
+	readonly conversations = new ConversationStore();
+	readonly live: LiveEvents;
+	/** The thread on screen, which receives its conversation's events. */
+	thread: ThreadStore | null = null;
+	/** The company key fingerprint the customers' apps check (contract 2.2, 6.3), for the trust badges. */
+	companyFingerprint = $state<string | null>(null);
+	private stopped = false;
+
+	constructor(
+		private readonly crypto: CryptoWorkerClient,
+		private readonly agentKeyHandle: string
+	) {
+		this.live = new LiveEvents({
+			conversation: (conversation) => this.conversationChanged(conversation),
+			message: (conversationId, message) => void this.messageArrived(conversationId, message),
+			read: (conversationId, upTo) => {
+				if (this.thread?.conversationId === conversationId) this.thread.customerRead(upTo);
+			},
+			resync: () => {
+				void this.conversations.load();
+				void this.thread?.catchUp().catch(() => undefined);
+			},
+			ready: () => void this.thread?.catchUp().catch(() => undefined)
+		});
+	}
+
+	start(): void {
+		void this.conversations.load().then(() => this.prefetchPreviews());
+		this.live.start();
+		void getCompanyKey()
+			.then((key) => (this.companyFingerprint = key.fingerprint))
+			.catch(() => undefined);
+	}
+
+	stop(): void {
+		this.stopped = true;
+		this.live.stop();
+		this.thread?.dispose();
+		this.thread = null;
+		this.conversations.clear();
+	}
+
+	/**
+	 * The newest message of the most recent conversations, decrypted for their rows (a few requests once,
+	 * as Chatwoot shows the last message); conversations further down get theirs when opened or written to.
+	 */
+	private async prefetchPreviews(count = PREFETCHED_PREVIEWS): Promise<void> {
+		const wanted = this.conversations.items
+			.filter((item) => item.agentWraps.length > 0 && item.status !== 'pending' && !this.conversations.previews.has(item.conversationId))
+			.slice(0, count);
+		let next = 0;
+		const lane = async () => {
+			while (next < wanted.length && !this.stopped) {
+				const { conversationId } = wanted[next++];
+				try {
+					const page = await v1Call(v1.listMessages(conversationId, { limit: 1 }));
+					const newest = page.data.at(-1);
+					if (newest && !this.conversations.previews.has(conversationId)) await this.preview(conversationId, newest);
+				} catch {
+					// a preview is a nicety: the row keeps its placeholder
+				}
+			}
+		};
+		await Promise.all([lane(), lane(), lane()]);
+	}
+
+	private conversationChanged(conversation: Conversation): void {
+		this.conversations.upsert(conversation);
+		if (this.thread?.conversationId === conversation.conversationId) this.thread.update(conversation);
+	}
+
+	private async messageArrived(conversationId: string, message: StoredMessage): Promise<void> {
+		if (this.thread?.conversationId === conversationId) {
+			await this.thread.receive(message).catch(() => undefined);
+			return;
+		}
+		await this.preview(conversationId, message).catch(() => undefined);
+	}
+
+	/** Decrypts one new message of a conversation not on screen, for its row's preview. */
+	private async preview(conversationId: string, message: StoredMessage): Promise<void> {
+		if (message.contentType !== 'text' && message.contentType !== 'attachment') return;
+		const wraps = this.conversations.get(conversationId)?.agentWraps ?? [];
+		if (wraps.length === 0) return;
+		const [opened] = await this.crypto.openConversationKeys(this.agentKeyHandle, [{ conversationId, wrap: wraps[wraps.length - 1].wrap }]);
+		if (!opened?.ok) return;
+		const [result] = await this.crypto.decryptHistory(conversationId, [
+			{
+				encryption: message.encryption,
+				senderType: message.senderType,
+				contentType: message.contentType,
+				...(message.attachment ? { attachment: { attachmentId: message.attachment.attachmentId } } : {})
+			}
+		]);
+		if (!result) return;
+		const text = !result.ok
+			? `Cannot be shown: ${explainMessageProblem(result.code)}`
+			: result.attachment
+				? `File: ${result.attachment.name}`
+				: result.text;
+		this.conversations.setPreview(conversationId, text);
+	}
+}
+
+export function provideInbox(inbox: InboxState): void {
+	setContext(CONTEXT, inbox);
+}
+
+export function useInbox(): InboxState {
+	return getContext<InboxState>(CONTEXT);
+}

@@ -1,0 +1,251 @@
+/**
+ * Sending in a thread (issue 6 §4–§5; contract 4.2, 4.3, 5.1): a text or a file becomes an envelope kept
+ * in the outbox with its `Idempotency-Key` before the first attempt; attempts resend that same envelope;
+ * files are uploaded first (with progress), and a reload finds unconfirmed sends and sends them again.
+ */
+import type { AttachmentMeta } from '../crypto/attachment-meta';
+import { utf8Length } from '../crypto/encoding';
+import { ContractError } from '../crypto/errors';
+import { MAX_MESSAGE_TEXT_BYTES } from '../crypto/message';
+import type { CryptoWorkerClient } from '../crypto/worker/client';
+import { v1 } from '../wire/v1';
+import { uploadAttachment, type TransferProgress } from './attachments';
+import { explainError } from './explain';
+import { nowIso } from './format';
+import { newIdempotencyKey } from './http';
+import { Outbox, type PendingSend } from './outbox';
+import { v1Call } from './proxy';
+import { clientMessageIds, mergeMessages, type ThreadMessage } from './thread-messages';
+
+/** What the sender needs of its thread. */
+export interface SendingThread {
+	readonly conversationId: string;
+	readonly crypto: CryptoWorkerClient;
+	messages: ThreadMessage[];
+	/** The version of the open conversation key; `CONVERSATION_KEY_NOT_OPEN` when there is none. */
+	requireOpenKey(): number;
+	/** Replaces (or with null removes) the message with this key. */
+	replace(key: string, change: (message: ThreadMessage) => ThreadMessage | null): void;
+	/** A sent message becomes the conversation's preview. */
+	preview(message: ThreadMessage): void;
+}
+
+/**
+ * The service answered and refused (docs/contract-gaps.md §3 stores answers below 500 per key). A network
+ * failure or a 5xx leaves the outcome unknown, so the retry must reuse the same key.
+ */
+function isDefinitiveRefusal(error: unknown): boolean {
+	return error instanceof ContractError && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 401;
+}
+
+export class ThreadSender {
+	private readonly outbox: Outbox;
+	/** Files whose upload has not finished, kept for a retry. */
+	private readonly files = new Map<string, File>();
+
+	constructor(
+		private readonly thread: SendingThread,
+		accountId: string
+	) {
+		this.outbox = new Outbox(accountId);
+	}
+
+	/** Stored copies of our sends (from the history or a live event) need no retry any more. */
+	confirmStored(messages: readonly ThreadMessage[]): void {
+		const stored = clientMessageIds(messages.filter((m) => m.senderType === 'company'));
+		for (const entry of this.outbox.list(this.thread.conversationId))
+			if (stored.has(entry.encryption.clientMessageId)) this.outbox.remove(entry.localId);
+	}
+
+	forgetFiles(): void {
+		this.files.clear();
+	}
+
+	/** Encrypts and sends a text; the composer may clear once this resolves (the send continues). */
+	async sendText(text: string): Promise<void> {
+		if (text.trim() === '') return;
+		const bytes = utf8Length(text);
+		if (bytes > MAX_MESSAGE_TEXT_BYTES) {
+			throw new ContractError('INVALID_INPUT', `A message can hold at most 65,536 bytes; this one has ${bytes.toLocaleString()}.`);
+		}
+		const keyVersion = this.thread.requireOpenKey();
+		const encryption = await this.thread.crypto.encryptReply(this.thread.conversationId, text, keyVersion);
+		const entry: PendingSend = {
+			localId: `local_${newIdempotencyKey('m')}`,
+			conversationId: this.thread.conversationId,
+			idempotencyKey: newIdempotencyKey('send'),
+			contentType: 'text',
+			encryption,
+			createdAt: nowIso()
+		};
+		this.outbox.put(entry);
+		this.thread.messages = [...this.thread.messages, this.localMessage(entry, { text })];
+		void this.deliver(entry);
+	}
+
+	private localMessage(entry: PendingSend, content: Partial<ThreadMessage>): ThreadMessage {
+		return {
+			key: entry.localId,
+			messageId: null,
+			seq: null,
+			senderType: 'company',
+			contentType: entry.contentType,
+			createdAt: entry.createdAt,
+			state: 'sending',
+			clientMessageId: entry.encryption.clientMessageId,
+			...content
+		};
+	}
+
+	/** One attempt: always the same envelope; the same Idempotency-Key unless the service refused the last attempt (contract 4.2 rule 4, 5.1). */
+	private async deliver(entry: PendingSend): Promise<void> {
+		this.thread.replace(entry.localId, (m) => ({ ...m, state: 'sending', sendError: undefined, sendErrorCode: undefined }));
+		try {
+			const stored = await v1Call(
+				v1.sendMessage({
+					conversationId: entry.conversationId,
+					contentType: entry.contentType,
+					encryption: entry.encryption,
+					...(entry.attachment ? { attachment: entry.attachment } : {})
+				}),
+				{ idempotencyKey: entry.idempotencyKey }
+			);
+			this.outbox.remove(entry.localId);
+			const already = this.thread.messages.some((m) => m.messageId === stored.messageId);
+			this.thread.replace(entry.localId, (m) =>
+				already
+					? null
+					: {
+							...m,
+							key: stored.messageId,
+							messageId: stored.messageId,
+							seq: stored.seq,
+							createdAt: stored.createdAt,
+							state: 'sent',
+							attachmentRef: stored.attachment,
+							progress: null
+						}
+			);
+			this.thread.messages = mergeMessages(this.thread.messages, []);
+			const sent = this.thread.messages.find((m) => m.messageId === stored.messageId);
+			if (sent) this.thread.preview(sent);
+		} catch (error) {
+			// a refusal (4xx) is an answer the service keeps for this key: the next attempt needs a new key,
+			// while the unchanged envelope (its clientMessageId) still makes the service return any stored copy
+			if (isDefinitiveRefusal(error)) this.outbox.put({ ...entry, idempotencyKey: newIdempotencyKey('send') });
+			this.thread.replace(entry.localId, (m) => ({
+				...m,
+				state: 'failed',
+				progress: null,
+				sendError: explainError(error),
+				sendErrorCode: error instanceof ContractError ? error.code : undefined
+			}));
+		}
+	}
+
+	/** Sends a file: upload (with progress), then the attachment message (contract 4.3). */
+	async sendFile(file: File, caption?: string): Promise<void> {
+		const keyVersion = this.thread.requireOpenKey();
+		const localId = `local_${newIdempotencyKey('f')}`;
+		this.files.set(localId, file);
+		const placeholder: ThreadMessage = {
+			key: localId,
+			messageId: null,
+			seq: null,
+			senderType: 'company',
+			contentType: 'attachment',
+			createdAt: nowIso(),
+			state: 'sending',
+			localFile: file,
+			attachment: { name: file.name, mime: file.type, size: file.size } as AttachmentMeta,
+			progress: { phase: 'preparing', done: 0, total: file.size }
+		};
+		this.thread.messages = [...this.thread.messages, placeholder];
+		await this.uploadAndSend(localId, file, keyVersion, caption);
+	}
+
+	private async uploadAndSend(localId: string, file: File, keyVersion: number, caption?: string): Promise<void> {
+		this.thread.replace(localId, (m) => ({ ...m, state: 'sending', sendError: undefined, sendErrorCode: undefined }));
+		let uploaded;
+		try {
+			uploaded = await uploadAttachment(this.thread.crypto, this.thread.conversationId, file, {
+				caption,
+				onProgress: (progress: TransferProgress) => this.thread.replace(localId, (m) => ({ ...m, progress }))
+			});
+		} catch (error) {
+			this.thread.replace(localId, (m) => ({
+				...m,
+				state: 'failed',
+				progress: null,
+				sendError: explainError(error),
+				sendErrorCode: error instanceof ContractError ? error.code : undefined
+			}));
+			return;
+		}
+		const encryption = await this.thread.crypto.encryptReply(this.thread.conversationId, JSON.stringify(uploaded.meta), keyVersion);
+		const entry: PendingSend = {
+			localId,
+			conversationId: this.thread.conversationId,
+			idempotencyKey: newIdempotencyKey('send'),
+			contentType: 'attachment',
+			encryption,
+			attachment: { attachmentId: uploaded.attachmentId },
+			createdAt: nowIso()
+		};
+		this.outbox.put(entry);
+		this.files.delete(localId);
+		this.thread.replace(localId, (m) => ({ ...m, attachment: uploaded.meta, clientMessageId: encryption.clientMessageId, progress: null }));
+		await this.deliver(entry);
+	}
+
+	/** Retries a failed send: the stored envelope and key, or the whole upload if it never finished. */
+	async retry(localId: string): Promise<void> {
+		const entry = this.outbox.list(this.thread.conversationId).find((e) => e.localId === localId);
+		if (entry) return this.deliver(entry);
+		const file = this.files.get(localId);
+		if (file) {
+			const keyVersion = this.thread.requireOpenKey();
+			const caption = this.thread.messages.find((m) => m.key === localId)?.attachment?.caption;
+			return this.uploadAndSend(localId, file, keyVersion, caption);
+		}
+	}
+
+	/** Drops a failed send the agent does not want to retry. */
+	discard(localId: string): void {
+		this.outbox.remove(localId);
+		this.files.delete(localId);
+		this.thread.replace(localId, () => null);
+	}
+
+	/** Sends left unconfirmed by a previous page (a reload): shown again, decrypted, and retried once. */
+	async restorePending(): Promise<void> {
+		const pending = this.outbox.list(this.thread.conversationId);
+		if (pending.length === 0) return;
+		const results = await this.thread.crypto.decryptHistory(
+			this.thread.conversationId,
+			pending.map((entry) => ({
+				encryption: entry.encryption,
+				senderType: 'company',
+				contentType: entry.contentType,
+				...(entry.attachment ? { attachment: entry.attachment } : {})
+			}))
+		);
+		const sentIds = clientMessageIds(this.thread.messages);
+		const restored = pending
+			.map((entry, index) => ({ entry, result: results[index] }))
+			.filter(({ entry }) => !this.thread.messages.some((m) => m.key === entry.localId));
+		for (const { entry } of restored.filter(({ entry }) => sentIds.has(entry.encryption.clientMessageId)))
+			this.outbox.remove(entry.localId);
+		const shown = restored.filter(({ entry }) => !sentIds.has(entry.encryption.clientMessageId));
+		this.thread.messages = [
+			...this.thread.messages,
+			...shown.map(({ entry, result }) =>
+				this.localMessage(
+					entry,
+					result.ok ? { text: result.attachment ? result.attachment.caption : result.text, attachment: result.attachment } : {}
+				)
+			)
+		];
+		for (const { entry } of shown) void this.deliver(entry);
+	}
+}

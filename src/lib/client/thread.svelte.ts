@@ -1,0 +1,268 @@
+/**
+ * One open conversation (issue 6 §3–§6): its key opened in the worker from the agent's wrap, the
+ * history paged with `before`/`after` through the proxy and decrypted a page per worker call, live
+ * messages, the read receipt, typing and closing. Sending lives in thread-sender.ts.
+ */
+import { ContractError } from '../crypto/errors';
+import type { CryptoWorkerClient } from '../crypto/worker/client';
+import type { HistoryItem } from '../wire/v1-records';
+import { v1 } from '../wire/v1';
+import { explainError, explainMessageProblem } from './explain';
+import { newIdempotencyKey } from './http';
+import { v1Call } from './proxy';
+import { itemsToDecrypt, mergeMessages, shownMessageIds, toThreadMessage, type ThreadMessage } from './thread-messages';
+import { ThreadSender } from './thread-sender';
+import { Throttle } from './throttle';
+import type { Conversation, StoredMessage } from './types';
+
+const PAGE_SIZE = 50;
+const TYPING_INTERVAL_MS = 4000;
+
+export type KeyState = 'opening' | 'open' | 'no-access' | 'failed';
+
+export interface ThreadContext {
+	crypto: CryptoWorkerClient;
+	agentKeyHandle: string;
+	accountId: string;
+	/** Tells the list about a decrypted preview and a read receipt. */
+	onPreview(conversationId: string, text: string): void;
+	onRead(conversationId: string): void;
+}
+
+export class ThreadStore {
+	conversation = $state.raw<Conversation>() as Conversation;
+	keyState = $state<KeyState>('opening');
+	keyError = $state<string | null>(null);
+	messages = $state.raw<ThreadMessage[]>([]);
+	loadingOlder = $state(false);
+	hasOlder = $state(false);
+	loadError = $state<string | null>(null);
+	/** The customer read the company's messages up to this one (message.read events). */
+	customerReadUpTo = $state<string | null>(null);
+	/** The version of the key opened in the worker (contract 4.2: replies use it). */
+	keyVersion: number | null = null;
+	private readonly sender: ThreadSender;
+	private readonly typing = new Throttle(TYPING_INTERVAL_MS);
+	private lastReadSent: string | null = null;
+	private disposed = false;
+
+	constructor(
+		conversation: Conversation,
+		private readonly context: ThreadContext
+	) {
+		this.conversation = conversation;
+		this.sender = new ThreadSender(this, context.accountId);
+	}
+
+	get conversationId(): string {
+		return this.conversation.conversationId;
+	}
+
+	/** The conversation record changed (an event or a call). */
+	update(conversation: Conversation): void {
+		const hadNoWrap = this.conversation.agentWraps.length === 0;
+		this.conversation = conversation;
+		if (hadNoWrap && conversation.agentWraps.length > 0 && this.keyState !== 'open') void this.open();
+	}
+
+	/** Opens K from the agent's wraps, loads the newest page and the sends still pending. */
+	async open(): Promise<void> {
+		this.keyState = 'opening';
+		this.keyError = null;
+		const wraps = [...this.conversation.agentWraps].sort((a, b) => b.rosterVersion - a.rosterVersion);
+		if (wraps.length === 0) {
+			// pending (nobody joined yet) or not granted to this agent: the page says which
+			this.keyState = 'no-access';
+			return;
+		}
+		let lastError: unknown = null;
+		for (const { wrap } of wraps) {
+			try {
+				const opened = await this.context.crypto.openConversationKey(this.context.agentKeyHandle, this.conversationId, wrap);
+				this.keyVersion = opened.keyVersion;
+				lastError = null;
+				break;
+			} catch (error) {
+				lastError = error;
+			}
+		}
+		if (lastError) {
+			this.keyState = 'failed';
+			this.keyError = `${explainError(lastError)}${lastError instanceof ContractError ? ` (${lastError.code})` : ''}`;
+			return;
+		}
+		this.keyState = 'open';
+		await this.loadNewest();
+		await this.sender.restorePending();
+	}
+
+	private async decrypt(items: readonly HistoryItem[]): Promise<ThreadMessage[]> {
+		const wanted = itemsToDecrypt(items, shownMessageIds(this.messages));
+		if (wanted.length === 0) return [];
+		const results = await this.context.crypto.decryptHistory(
+			this.conversationId,
+			wanted.map((item) => ({
+				encryption: item.encryption,
+				senderType: item.senderType,
+				contentType: item.contentType,
+				...(item.attachment ? { attachment: { attachmentId: item.attachment.attachmentId } } : {})
+			}))
+		);
+		return wanted.map((item, index) => toThreadMessage(item, results[index], explainMessageProblem));
+	}
+
+	private add(decrypted: ThreadMessage[]): void {
+		if (this.disposed || decrypted.length === 0) return;
+		this.messages = mergeMessages(this.messages, decrypted);
+		// a send confirmed by the history or a live event needs no retry any more
+		this.sender.confirmStored(decrypted);
+		const newest = [...decrypted].reverse().find((m) => m.text !== undefined || m.attachment);
+		if (newest) this.preview(newest);
+	}
+
+	private newestStored(): ThreadMessage | undefined {
+		for (let i = this.messages.length - 1; i >= 0; i--) if (this.messages[i].messageId) return this.messages[i];
+		return undefined;
+	}
+
+	private oldestStored(): ThreadMessage | undefined {
+		return this.messages.find((m) => m.messageId);
+	}
+
+	async loadNewest(): Promise<void> {
+		try {
+			this.loadError = null;
+			const page = await v1Call(v1.listMessages(this.conversationId, { limit: PAGE_SIZE }));
+			this.hasOlder = page.hasMore;
+			this.add(await this.decrypt(page.data));
+		} catch (error) {
+			this.loadError = explainError(error);
+		}
+	}
+
+	/** The page just older than the oldest loaded message (`before`). */
+	async loadOlder(): Promise<void> {
+		const oldest = this.oldestStored();
+		if (!oldest?.messageId || this.loadingOlder || !this.hasOlder) return;
+		this.loadingOlder = true;
+		try {
+			const page = await v1Call(v1.listMessages(this.conversationId, { limit: PAGE_SIZE, before: oldest.messageId }));
+			this.hasOlder = page.hasMore;
+			this.add(await this.decrypt(page.data));
+		} catch (error) {
+			this.loadError = explainError(error);
+		} finally {
+			this.loadingOlder = false;
+		}
+	}
+
+	/** Everything newer than the newest loaded message (`after`), e.g. after a reconnection. */
+	async catchUp(): Promise<void> {
+		if (this.keyState !== 'open') return;
+		const newest = this.newestStored();
+		if (!newest?.messageId) return this.loadNewest();
+		let after = newest.messageId;
+		for (let pages = 0; pages < 20; pages++) {
+			const page = await v1Call(v1.listMessages(this.conversationId, { limit: 200, after }));
+			this.add(await this.decrypt(page.data));
+			if (!page.hasMore || page.data.length === 0) return;
+			after = page.data[page.data.length - 1].messageId;
+		}
+	}
+
+	/** A message from `/api/events`; a gap in `seq` means something was missed, so fetch what is newer. */
+	async receive(message: StoredMessage): Promise<void> {
+		if (this.keyState !== 'open') return;
+		if (this.messages.some((m) => m.messageId === message.messageId && !m.problem)) return;
+		const newest = this.newestStored();
+		if (newest?.seq && message.seq > newest.seq + 1) return this.catchUp();
+		this.add(await this.decrypt([message]));
+	}
+
+	customerRead(upToMessageId: string): void {
+		this.customerReadUpTo = upToMessageId;
+	}
+
+	/** `read` up to the newest message loaded, once per new message, while the page is visible. */
+	async markRead(): Promise<void> {
+		const newest = this.newestStored();
+		if (!newest?.messageId || newest.messageId === this.lastReadSent || this.keyState !== 'open') return;
+		if (typeof document !== 'undefined' && document.visibilityState !== 'visible') return;
+		const upTo = newest.messageId;
+		this.lastReadSent = upTo;
+		try {
+			await v1Call(v1.markRead(this.conversationId, upTo), { idempotencyKey: newIdempotencyKey('read') });
+			this.context.onRead(this.conversationId);
+		} catch {
+			this.lastReadSent = null;
+		}
+	}
+
+	/** `typing`, at most every 4 s while the agent writes (the service shows it for 5 s). */
+	typed(): void {
+		if (this.keyState !== 'open' || this.conversation.status !== 'active' || !this.typing.take()) return;
+		void v1Call(v1.typing(this.conversationId), { idempotencyKey: newIdempotencyKey('typing') }).catch(() => undefined);
+	}
+
+	async close(): Promise<void> {
+		const record = await v1Call(v1.close(this.conversationId), { idempotencyKey: newIdempotencyKey('close') });
+		this.conversation = { ...this.conversation, status: record.status, closedAt: record.closedAt };
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// What the sender needs (thread-sender.ts)
+
+	get crypto(): CryptoWorkerClient {
+		return this.context.crypto;
+	}
+
+	replace(key: string, change: (message: ThreadMessage) => ThreadMessage | null): void {
+		const next: ThreadMessage[] = [];
+		for (const message of this.messages) {
+			if (message.key !== key) next.push(message);
+			else {
+				const changed = change(message);
+				if (changed) next.push(changed);
+			}
+		}
+		this.messages = next;
+	}
+
+	requireOpenKey(): number {
+		if (this.keyState !== 'open' || this.keyVersion === null) {
+			throw new ContractError('CONVERSATION_KEY_NOT_OPEN', 'You cannot write here yet: the conversation key is not open in this browser.');
+		}
+		return this.keyVersion;
+	}
+
+	preview(message: ThreadMessage): void {
+		this.context.onPreview(this.conversationId, message.attachment ? `File: ${message.attachment.name}` : (message.text ?? ''));
+	}
+
+	// -------------------------------------------------------------------------------------------
+	// Sending, through the sender
+
+	/** Encrypts and queues a text; the composer may clear once this resolves (the send goes on). */
+	sendText(text: string): Promise<void> {
+		return this.sender.sendText(text);
+	}
+
+	sendFile(file: File, caption?: string): Promise<void> {
+		return this.sender.sendFile(file, caption);
+	}
+
+	retry(localId: string): Promise<void> {
+		return this.sender.retry(localId);
+	}
+
+	discard(localId: string): void {
+		this.sender.discard(localId);
+	}
+
+	/** Forgets plaintext and files (the page is leaving the thread or the key was locked). */
+	dispose(): void {
+		this.disposed = true;
+		this.sender.forgetFiles();
+		this.messages = [];
+	}
+}

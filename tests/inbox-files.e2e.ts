@@ -1,0 +1,231 @@
+/**
+ * Files (issue 6 §5, §9): both ways, encrypted and decrypted in the worker, with the simulated customer
+ * checking the bytes; an image opens in a tab through the sandboxed viewer; and an HTML file, an SVG with
+ * script and HTML disguised as an image cannot reach the app: a canary they would change stays unchanged.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { encodePng, parcelPhoto } from '../src/cli/demo/png';
+import { expect, messages, openConversation, readyAgent, screenshot, test, type SimCustomer } from './support/inbox-e2e';
+import type { Page } from '@playwright/test';
+
+async function conversationWithCustomer(page: Page, inbox: Parameters<typeof readyAgent>[1], label: string): Promise<SimCustomer> {
+	const agent = await readyAgent(page, inbox, label);
+	const invitation = await inbox.invite(agent);
+	const customer = await inbox.customer(invitation);
+	await customer.say(`hello from the ${label} customer`);
+	await openConversation(page, invitation.conversationId);
+	await expect(messages(page).filter({ hasText: `hello from the ${label} customer` })).toBeVisible();
+	return customer;
+}
+
+async function sentFile(customer: SimCustomer, name: string) {
+	let found;
+	await expect
+		.poll(async () => {
+			found = (await customer.messages()).find((m) => m.senderType === 'company' && m.meta?.name === name);
+			return found?.meta?.name;
+		})
+		.toBe(name);
+	return found as unknown as { meta: { attachmentId: string; name: string; mime: string; size: number; width?: number; height?: number } };
+}
+
+test('files both ways: picked, dropped and received, with the customer checking the bytes', async ({ page, inbox }) => {
+	const customer = await conversationWithCustomer(page, inbox, 'files');
+
+	// picked: a binary file of 1.5 MiB
+	const binary = randomBytes(1_572_864);
+	await page.getByTestId('file-input').setInputFiles({ name: 'measurements.bin', mimeType: 'application/octet-stream', buffer: binary });
+	await expect(messages(page).filter({ has: page.locator('[data-name="measurements.bin"]') })).toHaveAttribute('data-state', 'sent');
+	const picked = await sentFile(customer, 'measurements.bin');
+	expect(picked.meta).toMatchObject({ mime: 'application/octet-stream', size: binary.length });
+	expect((await customer.fileBytes(picked.meta.attachmentId)).equals(binary)).toBe(true);
+
+	// an image: width and height travel in the meta
+	const png = encodePng(64, 48, (x, y) => [x * 4, y * 5, 128]);
+	await page.getByTestId('file-input').setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: png });
+	await expect(messages(page).filter({ has: page.locator('[data-name="chart.png"]') })).toHaveAttribute('data-state', 'sent');
+	const image = await sentFile(customer, 'chart.png');
+	expect(image.meta).toMatchObject({ mime: 'image/png', width: 64, height: 48, size: png.length });
+	expect((await customer.fileBytes(image.meta.attachmentId)).equals(png)).toBe(true);
+
+	// dropped on the thread
+	const dropped = 'dropped, not picked\n'.repeat(100);
+	await page.getByTestId('thread').evaluate((thread, text) => {
+		const transfer = new DataTransfer();
+		transfer.items.add(new File([text], 'notes.txt', { type: 'text/plain' }));
+		thread.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+		thread.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+	}, dropped);
+	await expect(messages(page).filter({ has: page.locator('[data-name="notes.txt"]') })).toHaveAttribute('data-state', 'sent');
+	const note = await sentFile(customer, 'notes.txt');
+	expect((await customer.fileBytes(note.meta.attachmentId)).toString()).toBe(dropped);
+
+	// too large: refused before anything is uploaded
+	await page
+		.getByTestId('file-input')
+		.setInputFiles({ name: 'huge.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(26_214_401) });
+	await expect(page.getByRole('alert').filter({ hasText: 'huge.bin' })).toContainText(
+		'at most 25 MiB (26,214,400 bytes); this one has 26,214,401 bytes'
+	);
+	await expect(page.locator('[data-name="huge.bin"]')).toHaveCount(0);
+
+	// received: the customer's file, decrypted in the worker and saved
+	const report = randomBytes(300_000);
+	await customer.sendFile({ name: 'report.bin', mime: 'application/octet-stream', data: report, caption: 'the report you asked for' });
+	const received = page.locator('[data-testid=attachment][data-name="report.bin"]');
+	await expect(received).toContainText('293 KiB');
+	await expect(messages(page).filter({ hasText: 'the report you asked for' })).toHaveAttribute('data-sender', 'user');
+	const [download] = await Promise.all([page.waitForEvent('download'), received.getByTestId('download-attachment').click()]);
+	expect(download.suggestedFilename()).toBe('report.bin');
+	expect((await readFile(await download.path())).equals(report)).toBe(true);
+	await screenshot(page, 'files');
+});
+
+test('an image opens in a tab, through the sandboxed viewer', async ({ page, inbox, context }) => {
+	const customer = await conversationWithCustomer(page, inbox, 'image');
+	await customer.sendFile({ name: 'parcel.png', mime: 'image/png', data: parcelPhoto(), caption: 'This is how it arrived.' });
+	const card = page.locator('[data-testid=attachment][data-name="parcel.png"]');
+	await expect(card.getByTestId('thumbnail')).toBeVisible();
+	await expect.poll(() => card.getByTestId('thumbnail').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(480);
+
+	const [viewer] = await Promise.all([context.waitForEvent('page'), card.getByTestId('open-attachment').click()]);
+	await viewer.waitForURL(/\/viewer#/);
+	const frame = viewer.getByTestId('viewer-frame');
+	await expect(frame).toHaveAttribute('sandbox', '');
+	await expect(frame).toHaveAttribute('src', /^blob:http:\/\/127\.0\.0\.1:\d+\//);
+	await expect(viewer.getByText('parcel.png')).toBeVisible();
+	await expect.poll(() => viewer.frames().some((f) => f.url().startsWith('blob:'))).toBe(true);
+	await screenshot(viewer, 'viewer');
+});
+
+test('an HTML file, an SVG with script and HTML disguised as an image cannot reach the app', async ({ page, inbox, context }) => {
+	// anything the files' script manages to run reports here
+	const hits: string[] = [];
+	const controls = new Map<string, { type: string; body: string }>();
+	const beacon: Server = createServer((request, response) => {
+		const control = controls.get(request.url ?? '');
+		if (control) return response.writeHead(200, { 'content-type': control.type }).end(control.body);
+		if (request.url !== '/favicon.ico') hits.push(request.url ?? '');
+		response.writeHead(204, { 'access-control-allow-origin': '*' }).end();
+	});
+	await new Promise<void>((resolve) => beacon.listen(0, '127.0.0.1', resolve));
+	const port = (beacon.address() as AddressInfo).port;
+	const attack = (tag: string) =>
+		[
+			`document.documentElement.dataset.ran='${tag}';`,
+			`try{parent.document.documentElement.dataset.canary='${tag}'}catch(e){}`,
+			`try{top.localStorage.setItem('canary','${tag}')}catch(e){}`,
+			`try{localStorage.setItem('canary','${tag}')}catch(e){}`,
+			`try{document.cookie='canary=${tag};path=/'}catch(e){}`,
+			`try{indexedDB.deleteDatabase('canary')}catch(e){}`,
+			`fetch('http://127.0.0.1:${port}/${tag}',{mode:'no-cors'}).catch(function(){});`
+		].join('');
+
+	try {
+		const customer = await conversationWithCustomer(page, inbox, 'canary');
+		// the canary: in the page, its storage, its cookies and its IndexedDB
+		await page.evaluate(async () => {
+			document.documentElement.dataset.canary = 'intact';
+			localStorage.setItem('canary', 'intact');
+			document.cookie = 'canary=intact; path=/';
+			await new Promise<void>((resolve, reject) => {
+				const request = indexedDB.open('canary', 1);
+				request.onupgradeneeded = () => request.result.createObjectStore('canary').put('intact', 'value');
+				request.onsuccess = () => {
+					request.result.close();
+					resolve();
+				};
+				request.onerror = () => reject(request.error);
+			});
+		});
+
+		const html = `<!doctype html><title>invoice</title><script>${attack('html')}</script><p>invoice</p>`;
+		const svg = `<svg xmlns="http://www.w3.org/2000/svg" onload="${attack('svg-onload').replaceAll('"', '&quot;')}"><script>${attack('svg')}</script><circle r="5"/></svg>`;
+
+		// positive control: served from a site of their own (localhost, so not even cookies are shared), the same files do run and report
+		controls.set('/control.html', { type: 'text/html', body: html });
+		controls.set('/control.svg', { type: 'image/svg+xml', body: svg });
+		const control = await context.newPage();
+		for (const path of ['/control.html', '/control.svg']) await control.goto(`http://localhost:${port}${path}`);
+		await expect.poll(() => [...hits].sort()).toEqual(['/html', '/svg', '/svg-onload']);
+		await control.close();
+		hits.length = 0;
+		const disguised = `<html><body><img src=x onerror="${attack('disguised').replaceAll('"', '&quot;')}"><script>${attack('disguised')}</script></body></html>`;
+		await customer.sendFile({ name: 'invoice.html', mime: 'text/html', data: Buffer.from(html) });
+		await customer.sendFile({ name: 'logo.svg', mime: 'image/svg+xml', data: Buffer.from(svg) });
+		await customer.sendFile({ name: 'photo.png', mime: 'image/png', data: Buffer.from(disguised) });
+
+		// HTML and SVG: download only, never opened
+		for (const [name, content] of [
+			['invoice.html', html],
+			['logo.svg', svg]
+		]) {
+			const card = page.locator(`[data-testid=attachment][data-name="${name}"]`);
+			await expect(card).toContainText('never opened in the browser');
+			await expect(card.getByTestId('open-attachment')).toHaveCount(0);
+			const [download] = await Promise.all([page.waitForEvent('download'), card.getByTestId('download-attachment').click()]);
+			expect(await readFile(await download.path(), 'utf8')).toBe(content);
+			// even asked directly, the viewer refuses the type
+			const href = await card.getByTestId('save-link').getAttribute('href');
+			const forced = await context.newPage();
+			await forced.goto(
+				`/viewer#${new URLSearchParams({ src: href as string, name, mime: name.endsWith('.svg') ? 'image/svg+xml' : 'text/html' })}`
+			);
+			await expect(forced.getByTestId('viewer-refused')).toBeVisible();
+			await expect(forced.getByTestId('viewer-frame')).toHaveCount(0);
+			await forced.close();
+		}
+		await screenshot(page, 'unsafe-files');
+
+		// HTML labelled image/png: no picture; opened, it stays inert inside the sandbox
+		const photo = page.locator('[data-testid=attachment][data-name="photo.png"]');
+		await expect(photo.getByTestId('not-an-image')).toBeVisible();
+		await expect(photo.getByTestId('thumbnail')).toHaveCount(0);
+		const [viewer] = await Promise.all([context.waitForEvent('page'), photo.getByTestId('open-attachment').click()]);
+		await expect(viewer.getByTestId('viewer-frame')).toHaveAttribute('sandbox', '');
+		await expect.poll(() => viewer.frames().some((f) => f.url().startsWith('blob:'))).toBe(true);
+		await viewer.waitForTimeout(500);
+		expect(await viewer.evaluate(() => [document.documentElement.dataset.ran ?? null, localStorage.getItem('canary')])).toEqual([
+			null,
+			'intact'
+		]);
+		await viewer.close();
+
+		// defence in depth: even a blob of this origin that really is HTML, framed under an allowed type, runs nothing
+		const crafted = await page.evaluate((content) => URL.createObjectURL(new Blob([content], { type: 'text/html' })), html);
+		const sandboxed = await context.newPage();
+		await sandboxed.goto(`/viewer#${new URLSearchParams({ src: crafted, name: 'notes.txt', mime: 'text/plain' })}`);
+		await expect(sandboxed.getByTestId('viewer-frame')).toHaveAttribute('src', crafted);
+		await expect.poll(() => sandboxed.frames().some((f) => f.url() === crafted)).toBe(true);
+		await sandboxed.waitForTimeout(500);
+		await sandboxed.close();
+
+		// the canary is untouched, and no script ever reported
+		await page.waitForTimeout(500);
+		const canary = await page.evaluate(async () => ({
+			page: document.documentElement.dataset.canary,
+			ran: document.documentElement.dataset.ran ?? null,
+			storage: localStorage.getItem('canary'),
+			cookie: document.cookie.split('; ').find((entry) => entry.startsWith('canary=')),
+			indexedDB: await new Promise((resolve) => {
+				const request = indexedDB.open('canary');
+				request.onsuccess = () => {
+					const database = request.result;
+					if (!database.objectStoreNames.contains('canary')) return resolve('deleted');
+					const get = database.transaction('canary').objectStore('canary').get('value');
+					get.onsuccess = () => {
+						database.close();
+						resolve(get.result);
+					};
+				};
+			})
+		}));
+		expect(canary).toEqual({ page: 'intact', ran: null, storage: 'intact', cookie: 'canary=intact', indexedDB: 'intact' });
+		expect(hits).toEqual([]);
+	} finally {
+		await new Promise((resolve) => beacon.close(resolve));
+	}
+});

@@ -1,0 +1,113 @@
+/**
+ * Re-invitation (issue 6 §6, §9; contract 6.4): a link from the thread; with a binding the server
+ * re-seals the key for the new device by itself; without one the agent sees the new key's fingerprint and
+ * must confirm having checked it before the rewrap is sent; an invalid binding is never re-sealed.
+ */
+import { fingerprintDisplay, initCrypto } from '../src/lib/crypto/index';
+import { expect, messages, openConversation, readyAgent, screenshot, test } from './support/inbox-e2e';
+import type { Page } from '@playwright/test';
+
+async function reinviteFromThread(page: Page): Promise<{ link: string; shortCode: string }> {
+	await page.getByTestId('reinvite').click();
+	const dialog = page.getByRole('dialog', { name: 'Re-invite the customer' });
+	await dialog.getByTestId('create-reinvite').click();
+	const link = await dialog.getByTestId('invitation-link').inputValue();
+	const shortCode = (await dialog.getByTestId('short-code').textContent())?.trim() ?? '';
+	expect(link).toMatch(/#s=[A-Za-z0-9_-]{43}&fp=[A-Za-z0-9_-]{43}$/);
+	return { link, shortCode };
+}
+
+test('re-invitation with a binding: the new device gets the key by itself and reads the whole history', async ({ page, inbox }) => {
+	const agent = await readyAgent(page, inbox, 'bound');
+	const invitation = await inbox.invite(agent);
+	const customer = await inbox.customer(invitation);
+	await customer.say('I am getting a new phone tomorrow.');
+	await openConversation(page, invitation.conversationId);
+	await page.getByLabel('Message').fill('No problem, we will send you a new link.');
+	await page.getByLabel('Message').press('Enter');
+	await expect(messages(page).filter({ hasText: 'send you a new link' })).toHaveAttribute('data-state', 'sent');
+
+	const reinvitation = await reinviteFromThread(page);
+	await page.getByRole('dialog').getByTestId('toggle-qr').click();
+	await expect(page.getByRole('dialog').getByTestId('qr-code')).toBeVisible();
+	await screenshot(page, 'reinvite');
+	await page.keyboard.press('Escape');
+	await expect(page.getByRole('dialog')).toHaveCount(0);
+
+	const before = (await customer.view()).publicKey;
+	await customer.changeDevice({ link: reinvitation.link });
+	expect((await customer.view()).publicKey).not.toBe(before);
+	// verified: the server rewraps without asking anyone
+	await expect.poll(async () => (await customer.view()).status).toBe('active');
+	await expect(page.getByTestId('thread').locator('[data-status=active]')).toBeVisible();
+	await expect(page.getByTestId('awaiting-key')).toHaveCount(0);
+	const history = await customer.messages();
+	expect(history.map((m) => m.error ?? m.text)).toEqual(['I am getting a new phone tomorrow.', 'No problem, we will send you a new link.']);
+
+	await page.getByLabel('Message').fill('Welcome back on your new phone!');
+	await page.getByLabel('Message').press('Enter');
+	await expect.poll(async () => (await customer.messages()).at(-1)?.text).toBe('Welcome back on your new phone!');
+});
+
+test('re-invitation without a binding waits for the agent, who checks the new key’s fingerprint first', async ({ page, inbox }) => {
+	await initCrypto();
+	const agent = await readyAgent(page, inbox, 'unbound');
+	const invitation = await inbox.invite(agent);
+	const customer = await inbox.customer(invitation);
+	await customer.say('Hello from my old phone');
+	await openConversation(page, invitation.conversationId);
+	await expect(messages(page).filter({ hasText: 'old phone' })).toBeVisible();
+
+	const reinvitation = await reinviteFromThread(page);
+	await page.keyboard.press('Escape');
+	await customer.changeDevice({ shortCode: reinvitation.shortCode });
+
+	const panel = page.getByTestId('awaiting-key');
+	await expect(panel).toHaveAttribute('data-rewrap', 'needs_confirmation');
+	const expected = fingerprintDisplay(Buffer.from((await customer.view()).publicKey, 'base64url'));
+	await expect(panel.getByTestId('new-key-fingerprint')).toHaveText(expected);
+	await expect(panel.getByTestId('confirm-rewrap')).toBeDisabled();
+
+	// writing now is refused by the service, in words
+	await page.getByLabel('Message').fill('Can you read this yet?');
+	await page.getByLabel('Message').press('Enter');
+	const early = messages(page).filter({ hasText: 'Can you read this yet?' });
+	await expect(early).toHaveAttribute('data-state', 'failed');
+	await expect(early.getByTestId('send-error')).toContainText('CONVERSATION_AWAITING_KEY');
+	await expect(early.getByTestId('send-error')).toContainText('their new key has not been given access yet');
+	expect((await customer.view()).status).toBe('awaiting_key');
+	await screenshot(page, 'rewrap-confirm');
+
+	await panel.getByTestId('confirm-checked').check();
+	await panel.getByTestId('confirm-rewrap').click();
+	await expect(page.getByTestId('thread').locator('[data-status=active]')).toBeVisible();
+	await expect.poll(async () => (await customer.view()).status).toBe('active');
+
+	await early.getByTestId('retry-send').click();
+	await expect(early).toHaveAttribute('data-state', 'sent');
+	await expect
+		.poll(async () => (await customer.messages()).map((m) => m.error ?? m.text))
+		.toEqual(['Hello from my old phone', 'Can you read this yet?']);
+});
+
+test('an invalid binding is flagged and its re-invitation is never re-sealed', async ({ page, inbox }) => {
+	const agent = await readyAgent(page, inbox, 'invalid');
+	const invitation = await inbox.invite(agent);
+	const foreign = invitation.link.replace(/#s=[A-Za-z0-9_-]+/, `#s=${Buffer.alloc(32, 9).toString('base64url')}`);
+	const customer = await inbox.customer({ link: foreign });
+	await customer.say('hello?');
+
+	const row = page.locator(`[data-conversation-id="${invitation.conversationId}"]`);
+	await expect(row.locator('[data-trust=binding_invalid]')).toBeVisible();
+	await openConversation(page, invitation.conversationId);
+	await expect(page.getByTestId('binding-invalid')).toContainText('Not trusted');
+	await expect(page.getByTestId('composer-warning')).toContainText('not trusted');
+
+	const reinvitation = await reinviteFromThread(page);
+	await page.keyboard.press('Escape');
+	await customer.changeDevice({ link: reinvitation.link.replace(/#s=[A-Za-z0-9_-]+/, `#s=${Buffer.alloc(32, 7).toString('base64url')}`) });
+	await expect(page.getByTestId('awaiting-key')).toHaveAttribute('data-rewrap', 'blocked');
+	await expect(page.getByTestId('awaiting-key')).toContainText('failed the binding check');
+	await expect(page.getByTestId('confirm-rewrap')).toHaveCount(0);
+	expect((await customer.view()).status).toBe('awaiting_key');
+});
