@@ -1,0 +1,197 @@
+/**
+ * The admin pages' calls to the inbox server (issue 7; docs/inbox-api.md, administration): agents and
+ * their invitations, the signing key's public half, rosters signed in the page, grant jobs, company key
+ * and webhook secret rotation, deliveries, received events and trust counts. Nothing here ever carries
+ * a secret key: signing happens in the crypto worker, and only statements and signatures travel.
+ */
+import type { DeliveryRecord, RosterRecord } from '../wire/v1-records';
+import { api } from './http';
+import type { Account, Role, Trust } from './types';
+
+export interface AdminAgent {
+	accountId: string;
+	username: string;
+	displayName: string;
+	role: Role;
+	disabled: boolean;
+	agentKeyId: string | null;
+	agentPublicKey: string | null;
+	/** b64u of the key's fingerprint (contract 2.2). */
+	fingerprint: string | null;
+	/** In the latest accepted roster, with this same key. */
+	inRoster: boolean;
+	lastActiveAt: string | null;
+}
+
+export interface AgentInvitation {
+	invitationId: string;
+	/** `<ORIGIN>/join#t=<token>`: shown once. */
+	url: string;
+	expiresAt: string;
+}
+
+export interface SigningPublicKey {
+	/** b64u of `signing.pub`. */
+	publicKey: string;
+	fingerprint: string;
+	fingerprintHex: string;
+}
+
+export interface RosterEntry {
+	agentKeyId: string;
+	publicKey: string;
+	accountId: string | null;
+	displayName: string | null;
+}
+
+export interface RosterView {
+	rosterVersion: number;
+	issuedAt: string;
+	agents: RosterEntry[];
+	signature: string;
+	uploadedAt: string;
+	uploadedBy: string | null;
+}
+
+export interface NextRoster {
+	rosterVersion: number;
+	companyId: string;
+	/** Active agents with a key, sorted by `agentKeyId` bytes. */
+	agents: RosterEntry[];
+}
+
+export interface RosterOverview {
+	latest: RosterView | null;
+	/** Newest first. */
+	history: RosterView[];
+	next: NextRoster;
+}
+
+export interface GrantJob {
+	jobId: string;
+	rosterVersion: number;
+	agentKeyIds: string[];
+	state: 'running' | 'done' | 'failed';
+	total: number;
+	done: number;
+	failed: number;
+	startedAt: string;
+	finishedAt: string | null;
+	lastError: string | null;
+}
+
+/** The body of `POST /api/admin/roster`: exactly the signed roster as `/v1/roster` takes it, no other field. */
+export type SignedRosterUpload = RosterRecord;
+
+export interface PendingRotation {
+	companyId: string;
+	fromKeyVersion: number;
+	fromPublicKey: string;
+	toKeyVersion: number;
+	toPublicKey: string;
+	/** Contract 6.6, built by the server; the page rebuilds it in the worker before signing. */
+	statement: string;
+}
+
+export interface CompanyKey {
+	keyVersion: number;
+	publicKey: string;
+	fingerprint: string;
+	previousVersions: number[];
+	pending: PendingRotation | null;
+}
+
+export interface ConfirmedRotation {
+	keyVersion: number;
+	publicKey: string;
+	fingerprint: string;
+	rotationSignature: string;
+	/** `entered`: the server entered it in the (simulated) portal; `manual`: the admin must. */
+	portal: 'entered' | 'manual';
+}
+
+export interface WebhookSecretRotation {
+	rotatedAt: string;
+	previousValidUntil: string;
+}
+
+/** A webhook delivery as the service reports it (docs/contract-gaps.md §9). */
+export type Delivery = DeliveryRecord;
+
+export interface ReceivedEvent {
+	eventId: string;
+	type: string;
+	state: string;
+	attempts: number;
+	lastError: string | null;
+	receivedAt: string;
+	processedAt: string | null;
+}
+
+export interface TrustRow {
+	conversationId: string;
+	status: string;
+	trust: Trust | null;
+	keyVersion: number | null;
+	lastActivityAt: string;
+}
+
+const ADMIN = '/api/admin';
+const segment = encodeURIComponent;
+
+function query(params: Record<string, string | number | undefined | null>): string {
+	const search = new URLSearchParams();
+	for (const [key, value] of Object.entries(params))
+		if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+	const text = search.toString();
+	return text ? `?${text}` : '';
+}
+
+export const listAgents = () => api<{ data: AdminAgent[] }>('GET', `${ADMIN}/agents`);
+
+export const inviteAgent = (input: { displayName: string; role: Role; validForHours: number }) =>
+	api<AgentInvitation>('POST', `${ADMIN}/agent-invitations`, { body: input });
+
+export type AgentAction = 'disable' | 'enable' | 'reset-key';
+
+export const changeAgent = (accountId: string, action: AgentAction) =>
+	api<unknown>('POST', `${ADMIN}/agents/${segment(accountId)}/${action}`, { body: {} });
+
+export const removeAgent = (accountId: string) => api<unknown>('DELETE', `${ADMIN}/agents/${segment(accountId)}`);
+
+/** The invited person's side: `POST /api/join` signs them in like a login. */
+export const joinWithInvitation = (input: { token: string; username: string; password: string }) =>
+	api<{ account: Account }>('POST', '/api/join', { body: input });
+
+export const getSigningPublicKey = () => api<SigningPublicKey>('GET', `${ADMIN}/signing-key`);
+
+export const getRosters = () => api<RosterOverview>('GET', `${ADMIN}/roster`);
+
+export const uploadRoster = (roster: SignedRosterUpload) =>
+	api<{ roster: RosterView; grantJob: GrantJob | null }>('POST', `${ADMIN}/roster`, { body: roster });
+
+export const listGrantJobs = () => api<{ data: GrantJob[] }>('GET', `${ADMIN}/grant-jobs`);
+
+export const getGrantJob = (jobId: string) => api<GrantJob>('GET', `${ADMIN}/grant-jobs/${segment(jobId)}`);
+
+export const resumeGrantJob = (jobId: string) => api<GrantJob>('POST', `${ADMIN}/grant-jobs/${segment(jobId)}/resume`, { body: {} });
+
+export const getCompanyKey = () => api<CompanyKey>('GET', `${ADMIN}/company-key`);
+
+export const startKeyRotation = () => api<PendingRotation>('POST', `${ADMIN}/company-key/rotation`, { body: {} });
+
+export const confirmKeyRotation = (input: { toKeyVersion: number; rotationSignature: string }) =>
+	api<ConfirmedRotation>('POST', `${ADMIN}/company-key/rotation/confirm`, { body: input });
+
+export const rotateWebhookSecret = () => api<WebhookSecretRotation>('POST', `${ADMIN}/webhook-secret/rotation`, { body: {} });
+
+export const listDeliveries = (status: Delivery['status'] | null) =>
+	api<{ data: Delivery[]; nextCursor: string | null }>('GET', `${ADMIN}/deliveries${query({ status })}`);
+
+export const retryDelivery = (deliveryId: string) =>
+	api<Delivery>('POST', `${ADMIN}/deliveries/${segment(deliveryId)}/retry`, { body: {} });
+
+export const listReceivedEvents = (input: { state?: string | null; limit?: number; before?: string | null } = {}) =>
+	api<{ data: ReceivedEvent[]; nextCursor?: string | null }>('GET', `${ADMIN}/events${query(input)}`);
+
+export const getTrust = () => api<{ data: TrustRow[]; counts: Record<string, number> }>('GET', `${ADMIN}/trust`);
