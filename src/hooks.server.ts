@@ -1,7 +1,8 @@
 /**
  * Server hooks: the inbox starts before the first request (configuration and key files checked, one
  * message per problem); `/api` requests get their session and, unless GET/HEAD, an origin check
- * (SvelteKit's own covers only form content types); every response gets the security headers.
+ * (SvelteKit's own covers only form content types) and a scan that refuses the company's signing
+ * secret in the body (http/secret-guard.ts); every response gets the security headers.
  */
 import type { Handle, ServerInit } from '@sveltejs/kit';
 import { dev } from '$app/environment';
@@ -9,6 +10,7 @@ import { ContractError } from '$lib/crypto/errors';
 import { SESSION_COOKIE } from '$lib/server/auth/sessions';
 import { asContractError } from '$lib/server/db/errors';
 import { errorResponse } from '$lib/server/http/responses';
+import { refuseSigningSecret } from '$lib/server/http/secret-guard';
 import { withSecurityHeaders } from '$lib/server/http/security-headers';
 import { inbox, initRuntime } from '$lib/server/runtime';
 
@@ -27,6 +29,9 @@ export const handle: Handle = async ({ event, resolve }) => {
 			);
 		}
 		try {
+			if (!SAFE_METHODS.has(event.request.method)) {
+				await refuseSigningSecret(event.request, (await current.companyKeys()).signingPublicKey);
+			}
 			event.locals.session = await current.session(event.cookies.get(SESSION_COOKIE));
 		} catch (error) {
 			return withSecurityHeaders(errorResponse(asContractError(error) ?? error));

@@ -80,6 +80,8 @@ export interface Conversation {
 	closedAtMs: number | null;
 	messages: Message[];
 	agentWraps: StoredAgentWrap[];
+	/** Agent-wrap uploads the service carried out (idempotent replays not counted); absent in older snapshots. */
+	agentWrapUploads?: number;
 	/** The company read the user's messages up to this one. */
 	companyReadUpTo: string | null;
 	/** The user read the company's messages up to this one. */

@@ -143,6 +143,7 @@ export function inboxEnvironment(options: InboxOptions): Record<string, string> 
 		SERVICE_BASE_URL: options.serviceBaseUrl ?? options.company.serviceBaseUrl,
 		SERVICE_API_KEY: options.company.apiKey,
 		SERVICE_WEBHOOK_SECRET: options.company.webhookSecret,
+		SERVICE_COMPANY_ID: options.company.companyId,
 		DATA_DIR: options.dataDir,
 		DATABASE_URL: options.databaseUrl ?? '',
 		PORT: String(options.port),

@@ -19,6 +19,15 @@ import { session } from './session.svelte';
  */
 export type SigningPhase = 'loading' | 'import' | 'unlock' | 'ready' | 'mismatch' | 'failed';
 
+/** The worker's `INVALID_INPUT` said for a person: a key of another company, or no key at all. */
+function refusal(error: unknown): unknown {
+	if (!(error instanceof ContractError) || error.code !== 'INVALID_INPUT') return error;
+	const sentence = /expected public key/.test(error.message)
+		? "This is not the company's signing key: its public half differs from the server's signing.pub."
+		: `This file is not a signing.key (${error.message}).`;
+	return new ContractError('INVALID_INPUT', `${sentence} Nothing was stored.`);
+}
+
 class SigningKeyState {
 	phase = $state<SigningPhase>('loading');
 	/** The company's `signing.pub` as the server holds it. */
@@ -56,12 +65,17 @@ class SigningKeyState {
 	 */
 	async import(file: File, passphrase: string): Promise<UnlockedKey> {
 		if (!this.expected) throw new ContractError('INVALID_REQUEST', "the server's signing.pub is not known yet: reload the page");
-		const key = await session.crypto.importSigningKey({
-			signingKey: file,
-			expectedPublicKey: this.expected.publicKey,
-			passphrase,
-			replace: this.stored !== null
-		});
+		let key: UnlockedKey;
+		try {
+			key = await session.crypto.importSigningKey({
+				signingKey: file,
+				expectedPublicKey: this.expected.publicKey,
+				passphrase,
+				replace: this.stored !== null
+			});
+		} catch (error) {
+			throw refusal(error);
+		}
 		this.key = key;
 		this.stored = key;
 		this.decide();

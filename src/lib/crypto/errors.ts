@@ -95,7 +95,13 @@ export const INBOX_CODES = [
 	/** The service could not be reached after the retries, or kept answering 5xx (503). */
 	'UPSTREAM_UNAVAILABLE',
 	/** The inbox's own database is failing; retry later (503). */
-	'UNAVAILABLE'
+	'UNAVAILABLE',
+	/** A request body carries the company's Ed25519 signing secret (`signing.key`), which the server never stores (400). */
+	'SECRET_REFUSED',
+	/** An agent invitation link that was already used or has expired (410). */
+	'INVITATION_EXPIRED',
+	/** The step needs a person at the service's portal: the inbox cannot do it against a real service (409). */
+	'MANUAL_STEP_REQUIRED'
 ] as const;
 
 export type CryptoCode = (typeof CRYPTO_CODES)[number];

@@ -29,6 +29,7 @@ describe('configuration from the environment', () => {
 			serviceApiKey: apiKey,
 			webhookSecret: secret,
 			webhookSecretPrevious: null,
+			serviceCompanyId: null,
 			dataDir: '/srv/inbox/data',
 			keysDir: '/srv/inbox/data/keys',
 			databaseUrl: null,
@@ -47,7 +48,8 @@ describe('configuration from the environment', () => {
 				DATA_DIR: '/var/lib/inbox',
 				DATABASE_URL: 'postgres://inbox@db/inbox',
 				PORT: '8080',
-				WEBHOOK_PROCESSING: 'off'
+				WEBHOOK_PROCESSING: 'off',
+				SERVICE_COMPANY_ID: 'cmp_abcdefghijkl'
 			},
 			{ cwd: '/srv' }
 		);
@@ -58,8 +60,10 @@ describe('configuration from the environment', () => {
 			keysDir: '/var/lib/inbox/keys',
 			databaseUrl: 'postgres://inbox@db/inbox',
 			port: 8080,
-			webhookProcessing: false
+			webhookProcessing: false,
+			serviceCompanyId: 'cmp_abcdefghijkl'
 		});
+		expect(problemsOf({ ...valid, SERVICE_COMPANY_ID: 'cmp/../x' })).toEqual([expect.stringMatching(/^SERVICE_COMPANY_ID must be/)]);
 	});
 
 	it('lists every problem at once, one clear message each', () => {

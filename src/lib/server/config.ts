@@ -14,6 +14,8 @@ export interface InboxConfig {
 	webhookSecret: string;
 	/** The previous secret during a rotation: still accepted on webhooks. */
 	webhookSecretPrevious: string | null;
+	/** The company's id at the service (rosters and rotation statements name it); learnt from webhooks when unset. */
+	serviceCompanyId: string | null;
 	dataDir: string;
 	keysDir: string;
 	/** PostgreSQL when set; PGlite under `DATA_DIR/pglite` otherwise. */
@@ -154,6 +156,10 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	if (webhookSecretPrevious !== null && webhookSecretPrevious === webhookSecret) {
 		problems.push('SERVICE_WEBHOOK_SECRET_PREVIOUS equals SERVICE_WEBHOOK_SECRET: unset it, or set it to the secret before the rotation');
 	}
+	const serviceCompanyId = env.SERVICE_COMPANY_ID || null;
+	if (serviceCompanyId !== null && !/^[A-Za-z0-9_-]{1,128}$/.test(serviceCompanyId)) {
+		problems.push('SERVICE_COMPANY_ID must be the company id from the service portal (1 to 128 characters of A-Z a-z 0-9 _ -)');
+	}
 	const dataDirText = env.DATA_DIR || './data';
 	const dataDir = isAbsolute(dataDirText) ? dataDirText : resolve(options.cwd ?? process.cwd(), dataDirText);
 	const databaseUrl = readDatabaseUrl(env.DATABASE_URL, problems);
@@ -166,6 +172,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 		serviceApiKey: serviceApiKey as string,
 		webhookSecret: webhookSecret as string,
 		webhookSecretPrevious,
+		serviceCompanyId,
 		dataDir,
 		keysDir: join(dataDir, 'keys'),
 		databaseUrl,

@@ -1,11 +1,14 @@
 /**
  * The inbox server assembled from its parts (DESIGN "inbox server"): configuration, company keys
- * (contract 2.1, loaded and checked at start), the database, the upstream client, the webhook receiver
- * and processor, rewraps, the live hub and the login machinery; and their orderly shutdown.
+ * (contract 2.1, loaded and checked at start), the database, the webhook secrets, the upstream client,
+ * the webhook receiver and processor, rewraps, grant jobs, the live hub and the login machinery; and
+ * their orderly shutdown.
  */
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { initCrypto } from '../crypto/sodium';
+import { GrantRunner } from './admin/grants';
+import { ServicePortal } from './admin/portal';
 import { LoginThrottle } from './auth/login-throttle';
 import { PasswordHasher } from './auth/passwords';
 import { SessionCache } from './auth/session-cache';
@@ -18,6 +21,7 @@ import { pruneLiveEvents, SESSION_ENDED_CHANNEL } from './db/live-events';
 import { pruneOperations } from './db/operations';
 import { pruneWebhookEvents } from './db/webhook-events';
 import { KEY_FILES, loadCompanyKeys, type CompanyKeys } from './keys/files';
+import { WebhookSecrets } from './keys/webhook-secrets';
 import { LiveHub } from './live/hub';
 import { consoleLogger, errorText, type Logger } from './log';
 import { UpstreamClient } from './upstream/client';
@@ -32,6 +36,12 @@ export interface Inbox {
 	receiver: WebhookReceiver;
 	processor: WebhookProcessor;
 	rewraps: RewrapWorker;
+	/** Grant jobs (contract 6.7): running ones continue at start. */
+	grants: GrantRunner;
+	/** The webhook secret in use, current and previous, across rotations. */
+	webhookSecrets: WebhookSecrets;
+	/** The service's portal: driven directly when the service is the simulator. */
+	portal: ServicePortal;
 	hub: LiveHub;
 	passwords: PasswordHasher;
 	loginThrottle: LoginThrottle;
@@ -72,17 +82,29 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	};
 
 	const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+	const webhookSecrets = await WebhookSecrets.load(
+		{ current: config.webhookSecret, previous: config.webhookSecretPrevious },
+		config.dataDir,
+		{ now, log }
+	);
 	const upstream = new UpstreamClient({
 		baseUrl: config.serviceBaseUrl,
 		apiKey: config.serviceApiKey,
-		signingSecret: config.webhookSecret,
+		signingSecret: () => webhookSecrets.signing(),
 		db,
 		now
 	});
 	const rewraps = new RewrapWorker({ db, upstream, companyKeys, now, log });
+	const grants = new GrantRunner({ db, upstream, companyKeys, now, log });
 	const processor = new WebhookProcessor({ db, now, log, wakeRewraps: () => rewraps.wake() });
-	const secrets = config.webhookSecretPrevious ? [config.webhookSecret, config.webhookSecretPrevious] : [config.webhookSecret];
-	const receiver = new WebhookReceiver({ db, secrets: () => secrets, now, log, onStored: () => processor.wake() });
+	const receiver = new WebhookReceiver({
+		db,
+		secrets: () => webhookSecrets.accepted(),
+		refreshSecrets: () => webhookSecrets.refresh(),
+		now,
+		log,
+		onStored: () => processor.wake()
+	});
 	const hub = new LiveHub(db, log);
 	await hub.start();
 	const sessionCache = new SessionCache();
@@ -100,6 +122,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	if (config.webhookProcessing) {
 		processor.start();
 		rewraps.start();
+		grants.start();
 	}
 
 	const maintain = async () => {
@@ -133,6 +156,9 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		receiver,
 		processor,
 		rewraps,
+		grants,
+		webhookSecrets,
+		portal: new ServicePortal(config.serviceBaseUrl),
 		hub,
 		passwords,
 		loginThrottle: new LoginThrottle(),
@@ -146,6 +172,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 				await stopSessionListener();
 				await processor.stop();
 				await rewraps.stop();
+				await grants.stop();
 				await hub.stop();
 				await passwords.close();
 				await db.close();

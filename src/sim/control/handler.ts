@@ -10,10 +10,12 @@ import { Router } from '../http/router';
 import { companyRoutes } from './companies';
 import { customerRoutes } from './customers';
 import { operationRoutes } from './operations';
+import { seedRoutes } from './seed';
 import type { BytesResponse, ControlRoute } from './types';
 
 const controlRoutes = new Router<ControlRoute>();
-for (const [method, path, route] of [...companyRoutes, ...customerRoutes, ...operationRoutes]) controlRoutes.add(method, path, route);
+for (const [method, path, route] of [...companyRoutes, ...customerRoutes, ...operationRoutes, ...seedRoutes])
+	controlRoutes.add(method, path, route);
 controlRoutes.add('GET', '/_sim/health', { run: (ctx) => ({ status: 200, body: { ok: true, now: ctx.clock.read().now } }) });
 
 /** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 addresses. */

@@ -94,6 +94,7 @@ export const uploadAgentWraps: V1Handler = (ctx, request, params) => {
 	});
 	const replaced = new Set(accepted.map((wrap) => wrap.agentKeyId));
 	conversation.agentWraps = [...conversation.agentWraps.filter((wrap) => !replaced.has(wrap.agentKeyId)), ...accepted];
+	conversation.agentWrapUploads = (conversation.agentWrapUploads ?? 0) + 1;
 	ctx.changed();
 	return ok({ conversationId: conversation.conversationId, stored: accepted.length });
 };

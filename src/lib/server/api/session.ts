@@ -7,6 +7,7 @@ import { findAccountForLogin } from '../db/accounts';
 import { originIsLocalHttp } from '../config';
 import { json, readJsonObject } from '../http/responses';
 import { createSession, deleteSession, hashToken, SESSION_COOKIE, SESSION_MAX_MS } from '../auth/sessions';
+import type { Inbox } from '../inbox';
 import { requireSession, route, type ApiEvent } from './event';
 import { accountJson } from './views';
 
@@ -44,11 +45,17 @@ export const login = route(async (event: ApiEvent, inbox) => {
 		throw new ContractError('INVALID_CREDENTIALS', 'the username or the password is wrong', 401);
 	}
 	inbox.loginThrottle.recordSuccess(username);
-	const { token, expiresAt } = await createSession(inbox.db, found.account.accountId, new Date(inbox.now()));
-	event.cookies.set(SESSION_COOKIE, token, { ...cookieOptions(inbox.config.origin), maxAge: SESSION_MAX_MS / 1000 });
+	const expiresAt = await startSession(event, inbox, found.account.accountId);
 	inbox.log.info('login', { account: found.account.accountId });
 	return json({ account: accountJson(found.account), expiresAt: expiresAt.toISOString() });
 });
+
+/** A new session for the account and its cookie (login, and joining through an invitation). */
+export async function startSession(event: ApiEvent, inbox: Inbox, accountId: string): Promise<Date> {
+	const { token, expiresAt } = await createSession(inbox.db, accountId, new Date(inbox.now()));
+	event.cookies.set(SESSION_COOKIE, token, { ...cookieOptions(inbox.config.origin), maxAge: SESSION_MAX_MS / 1000 });
+	return expiresAt;
+}
 
 export const currentSession = route(async (event: ApiEvent) => {
 	const session = requireSession(event);

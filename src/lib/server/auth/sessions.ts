@@ -37,6 +37,7 @@ export async function createSession(db: Queryable, accountId: string, now: Date)
 		now,
 		expiresAt
 	]);
+	await db.query('update accounts set last_active_at = $2 where account_id = $1', [accountId, now]);
 	return { token, expiresAt };
 }
 
@@ -67,6 +68,7 @@ export async function resolveSession(db: Queryable, token: string | undefined, n
 	if (now.getTime() - new Date(row.last_seen_at).getTime() > TOUCH_INTERVAL_MS) {
 		expiresAt = expiryOf(new Date(row.session_created_at), now);
 		await db.query('update sessions set last_seen_at = $2, expires_at = $3 where token_hash = $1', [tokenHash, now, expiresAt]);
+		await db.query('update accounts set last_active_at = $2 where account_id = $1', [row.account_id, now]);
 	}
 	return { tokenHash, expiresAt, account: toAccount(row) };
 }
@@ -78,6 +80,12 @@ export async function resolveSession(db: Queryable, token: string | undefined, n
 export async function resolveSessionByHash(db: Queryable, tokenHash: string, now: Date): Promise<Session | undefined> {
 	const row = await findSession(db, tokenHash, now);
 	return row && { tokenHash, expiresAt: new Date(row.expires_at), account: toAccount(row) };
+}
+
+/** Ends every session of an account (disabled or removed); every process closes their streams and forgets them. */
+export async function deleteSessionsOf(db: Queryable, accountId: string): Promise<void> {
+	const ended = await db.query<{ token_hash: string }>('delete from sessions where account_id = $1 returning token_hash', [accountId]);
+	for (const { token_hash } of ended) await db.query('select pg_notify($1, $2)', [SESSION_ENDED_CHANNEL, token_hash]);
 }
 
 /** Ends a session; every server process closes the live streams it had (docs/inbox-api.md §7). */

@@ -15,7 +15,7 @@ import { appendLiveEvent } from '../db/live-events';
 import type { CompanyKeys } from '../keys/files';
 import { coalesce } from '../coalesce';
 import { errorText, type Logger } from '../log';
-import type { UpstreamClient } from '../upstream/client';
+import { isTransientFailure, type UpstreamClient } from '../upstream/client';
 
 export type RewrapOutcome = 'done' | 'queued' | 'failed';
 
@@ -32,13 +32,6 @@ export interface ConversationServices {
 function nextAttemptDelayMs(attempts: number): number {
 	return Math.min(10 * 60_000, 5_000 * 2 ** Math.min(attempts, 10));
 }
-
-const isTransient = (error: unknown) =>
-	!(error instanceof ContractError) ||
-	error.status === undefined ||
-	error.status >= 500 ||
-	error.status === 429 ||
-	error.code === 'UPSTREAM_UNAVAILABLE';
 
 export class RewrapWorker {
 	private readonly runner = coalesce(() => this.runDue());
@@ -131,7 +124,7 @@ export class RewrapWorker {
 				// Already rewrapped (a replay after a lost answer, or another process): nothing left to do.
 				return this.settle(conversationId, 'done', null);
 			}
-			if (isTransient(error)) {
+			if (isTransientFailure(error)) {
 				const attempts = state.rewrapAttempts + 1;
 				const delay = nextAttemptDelayMs(attempts);
 				log.warn('rewrap will be retried', { conversation: conversationId, attempts, inMs: delay, reason: errorText(error) });

@@ -130,3 +130,35 @@ export async function registerAgentKey(
 		throw error;
 	}
 }
+
+/** Disables (or enables again) an account; the caller ends its sessions. */
+export async function setAccountDisabled(db: Queryable, accountId: string, disabledAt: Date | null): Promise<Account | undefined> {
+	const [row] = await db.query<AccountRow>(`update accounts set disabled_at = $2 where account_id = $1 returning ${COLUMNS}`, [
+		accountId,
+		disabledAt
+	]);
+	return row && toAccount(row);
+}
+
+/** Removes an account (its sessions and read marks go with it). */
+export async function deleteAccount(db: Queryable, accountId: string): Promise<boolean> {
+	return (await db.query('delete from accounts where account_id = $1 returning account_id', [accountId])).length > 0;
+}
+
+/** Forgets the registered key of an agent who lost it: the next login makes a new one. */
+export async function clearAgentKey(db: Queryable, accountId: string): Promise<Account | undefined> {
+	const [row] = await db.query<AccountRow>(
+		`update accounts set agent_key_id = null, agent_public_key = null, agent_key_registered_at = null
+		 where account_id = $1 returning ${COLUMNS}`,
+		[accountId]
+	);
+	return row && toAccount(row);
+}
+
+/** When each account last used the inbox. */
+export async function lastActivity(db: Queryable): Promise<Map<string, Date>> {
+	const rows = await db.query<{ account_id: string; last_active_at: Date }>(
+		'select account_id, last_active_at from accounts where last_active_at is not null'
+	);
+	return new Map(rows.map((row) => [row.account_id, new Date(row.last_active_at)]));
+}

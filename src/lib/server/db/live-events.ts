@@ -12,7 +12,7 @@ export const SESSION_ENDED_CHANNEL = 'inbox_session_ended';
 export const LIVE_ORDER_LOCK = 7_270_502;
 export const LIVE_RETENTION_MS = 24 * 3600_000;
 
-export type LiveEventType = 'conversation.started' | 'conversation.changed' | 'message.created' | 'message.read';
+export type LiveEventType = 'conversation.started' | 'conversation.changed' | 'message.created' | 'message.read' | 'grant.progress';
 
 export interface LiveEvent {
 	id: number;

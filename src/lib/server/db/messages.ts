@@ -135,3 +135,27 @@ export async function storeAgentWraps(
 		]
 	);
 }
+
+/** Agent wraps of many conversations in one statement (grant jobs), with the same newer-roster-wins rule. */
+export async function storeAgentWrapsOfConversations(
+	tx: Queryable,
+	wraps: readonly { conversationId: string; agentKeyId: string; rosterVersion: number; wrap: Wrap }[],
+	now: Date
+): Promise<void> {
+	if (wraps.length === 0) return;
+	await tx.query(
+		`insert into agent_wraps (conversation_id, agent_key_id, roster_version, wrap, received_at)
+		 select conversation_id, agent_key_id, roster_version, wrap, $5
+		 from unnest($1::text[], $2::text[], $3::int[], $4::jsonb[]) as w (conversation_id, agent_key_id, roster_version, wrap)
+		 on conflict (conversation_id, agent_key_id)
+		 do update set roster_version = excluded.roster_version, wrap = excluded.wrap, received_at = excluded.received_at
+		 where agent_wraps.roster_version <= excluded.roster_version`,
+		[
+			wraps.map((wrap) => wrap.conversationId),
+			wraps.map((wrap) => wrap.agentKeyId),
+			wraps.map((wrap) => wrap.rosterVersion),
+			wraps.map((wrap) => JSON.stringify({ keyVersion: wrap.wrap.keyVersion, sealed: wrap.wrap.sealed })),
+			now
+		]
+	);
+}

@@ -163,5 +163,58 @@ create table live_events (
 create index webhook_events_pending_order on webhook_events (seq) where state = 'pending';
 drop index webhook_events_due;
 `
+	},
+	{
+		version: 3,
+		name: 'administration: agent invitations, grant jobs and their per-conversation marks',
+		sql: `
+-- When the account last used the inbox (login, or a request that slid its session).
+alter table accounts add column last_active_at timestamptz;
+
+-- One-time links that let a person create their own account (docs/inbox-api.md "Administration").
+-- Only the SHA-256 of the token is kept.
+create table agent_invitations (
+	invitation_id text primary key,
+	token_hash text not null unique,
+	display_name text not null,
+	role text not null check (role in ('agent', 'admin')),
+	created_by text references accounts (account_id) on delete set null,
+	created_at timestamptz not null,
+	expires_at timestamptz not null,
+	used_at timestamptz,
+	account_id text references accounts (account_id) on delete set null
+);
+
+-- A grant (contract 6.7): K of every earlier conversation sealed for the agents new in a roster.
+create table grant_jobs (
+	job_id text primary key,
+	roster_version integer not null,
+	agents jsonb not null,
+	state text not null check (state in ('running', 'done', 'failed')),
+	listed boolean not null default false,
+	list_cursor text,
+	total integer not null default 0,
+	done integer not null default 0,
+	failed integer not null default 0,
+	started_at timestamptz not null,
+	finished_at timestamptz,
+	last_error text,
+	-- The job of a newer roster that took over the agents this one had not finished.
+	superseded_by text references grant_jobs (job_id),
+	updated_at timestamptz not null
+);
+create index grant_jobs_running on grant_jobs (started_at) where state = 'running';
+
+-- The conversations of a grant, each marked once its wraps are stored by the service.
+create table grant_job_items (
+	job_id text not null references grant_jobs (job_id) on delete cascade,
+	conversation_id text not null,
+	wrap_for_company jsonb not null,
+	state text not null default 'pending' check (state in ('pending', 'done', 'failed')),
+	error text,
+	primary key (job_id, conversation_id)
+);
+create index grant_job_items_pending on grant_job_items (job_id, conversation_id) where state = 'pending';
+`
 	}
 ];

@@ -140,22 +140,49 @@ export interface Rotation {
 	toPublicKey: Uint8Array;
 }
 
+/** The new pair of a rotation that waits for the admin's signature (docs/inbox-api.md "Administration"). */
+export const PENDING_FILES = { privateKey: 'private.pending.key', publicKey: 'public.pending.key' } as const;
+
 /**
- * Makes a new current pair and keeps the old one as `private.v<N>.key`/`public.v<N>.key`. The new
- * files are written under temporary names first, so an interruption never leaves no valid pair.
+ * The pending rotation: the new pair written next to the current one (which stays current), made now
+ * unless one is already waiting, so that asking twice gives the same statement to sign.
  */
-export async function rotateCompanyKeys(dir: string): Promise<Rotation> {
+export async function pendingRotation(dir: string, options: { create: boolean }): Promise<Rotation | null> {
 	const keys = await loadCompanyKeys(dir);
 	const from = keys.current;
-	const next = generateX25519KeyPair();
-	const privateNew = join(dir, `${KEY_FILES.privateKey}.new`);
-	const publicNew = join(dir, `${KEY_FILES.publicKey}.new`);
-	await writeNewFile(privateNew, formatKeyFile(next.secretKey), SECRET_MODE);
-	await writeNewFile(publicNew, formatKeyFile(next.publicKey), PUBLIC_MODE);
-	// Hard links keep the old pair under its versioned name before the current names move on.
-	await link(join(dir, KEY_FILES.privateKey), join(dir, `private.v${from.keyVersion}.key`));
-	await link(join(dir, KEY_FILES.publicKey), join(dir, `public.v${from.keyVersion}.key`));
-	await rename(privateNew, join(dir, KEY_FILES.privateKey));
-	await rename(publicNew, join(dir, KEY_FILES.publicKey));
-	return { fromKeyVersion: from.keyVersion, fromPublicKey: from.publicKey, toKeyVersion: from.keyVersion + 1, toPublicKey: next.publicKey };
+	const privatePath = join(dir, PENDING_FILES.privateKey);
+	if (!(await exists(privatePath))) {
+		if (!options.create) return null;
+		const next = generateX25519KeyPair();
+		await writeNewFile(join(dir, PENDING_FILES.publicKey), formatKeyFile(next.publicKey), PUBLIC_MODE);
+		await writeNewFile(privatePath, formatKeyFile(next.secretKey), SECRET_MODE);
+	}
+	const pending = await readPair(dir, PENDING_FILES.privateKey, PENDING_FILES.publicKey, from.keyVersion + 1);
+	return {
+		fromKeyVersion: from.keyVersion,
+		fromPublicKey: from.publicKey,
+		toKeyVersion: pending.keyVersion,
+		toPublicKey: pending.publicKey
+	};
+}
+
+/**
+ * Makes the pending pair current and keeps the old one as `private.v<N>.key`/`public.v<N>.key`. Hard
+ * links keep the old pair under its versioned name before the current names move on, so an
+ * interruption never leaves no valid pair.
+ */
+export async function promotePendingRotation(dir: string): Promise<Rotation> {
+	const rotation = await pendingRotation(dir, { create: false });
+	if (!rotation) throw new KeyFileError(`${dir} holds no pending rotation`);
+	await link(join(dir, KEY_FILES.privateKey), join(dir, `private.v${rotation.fromKeyVersion}.key`));
+	await link(join(dir, KEY_FILES.publicKey), join(dir, `public.v${rotation.fromKeyVersion}.key`));
+	await rename(join(dir, PENDING_FILES.privateKey), join(dir, KEY_FILES.privateKey));
+	await rename(join(dir, PENDING_FILES.publicKey), join(dir, KEY_FILES.publicKey));
+	return rotation;
+}
+
+/** Makes a new current pair at once (the command line's rotation) and keeps the old one as `private.v<N>.key`. */
+export async function rotateCompanyKeys(dir: string): Promise<Rotation> {
+	await pendingRotation(dir, { create: true });
+	return promotePendingRotation(dir);
 }

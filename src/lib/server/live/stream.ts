@@ -66,6 +66,8 @@ export function openLiveStream(options: StreamOptions): Response {
 			const conversation = await getConversationView(options.db, account, String(event.payload.conversationId));
 			return conversation ? frame(event.type, { conversation }, event.id) : null;
 		}
+		// Grant progress (docs/inbox-api.md "Administration") is for admins only.
+		if (event.type === 'grant.progress' && account.role !== 'admin') return null;
 		return frame(event.type, event.payload, event.id);
 	};
 

@@ -19,14 +19,9 @@ const AGENT_ROUTES: readonly V1RouteName[] = [
 	'getAttachmentDownload',
 	'reinvite'
 ];
-const ADMIN_ROUTES: readonly V1RouteName[] = [
-	...AGENT_ROUTES,
-	'createInvite',
-	'listAgentWraps',
-	'uploadAgentWraps',
-	'getRoster',
-	'uploadRoster'
-];
+// Rosters and agent wraps are uploaded by the server only (POST /api/admin/roster and its grant jobs),
+// which always verifies a roster first: the proxy does not forward them.
+const ADMIN_ROUTES: readonly V1RouteName[] = [...AGENT_ROUTES, 'createInvite', 'listAgentWraps', 'getRoster'];
 
 export const ROLE_ROUTES: Record<Role, ReadonlySet<V1RouteName>> = { agent: new Set(AGENT_ROUTES), admin: new Set(ADMIN_ROUTES) };
 

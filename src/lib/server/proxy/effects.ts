@@ -1,13 +1,13 @@
 /**
  * What the inbox keeps of successful proxied requests (docs/inbox-api.md §6): a sent message (stored
  * as sent, last activity, a live event for the other agents), a read pointer for the caller's unread
- * count, a closed conversation's status, and uploaded agent wraps (contract 6.7) so agents receive them.
+ * count, and a closed conversation's status.
  */
-import { parseAgentWrapsUpload, parseV1Response } from '../../wire/v1';
+import { parseV1Response } from '../../wire/v1';
 import type { Session } from '../auth/sessions';
 import { ensureConversation, recordActivity, updateStatus } from '../db/conversations';
 import { appendLiveEvent, appendLiveEvents } from '../db/live-events';
-import { markReadUpTo, storeAgentWraps, storeMessage } from '../db/messages';
+import { markReadUpTo, storeMessage } from '../db/messages';
 import type { Inbox } from '../inbox';
 import type { AllowedRequest } from './allowlist';
 
@@ -59,19 +59,6 @@ export async function recordProxiedEffects(
 				await ensureConversation(tx, record.conversationId, record.status, now);
 				await updateStatus(tx, record.conversationId, { status: record.status }, now);
 				await appendLiveEvent(tx, 'conversation.changed', record.conversationId, { conversationId: record.conversationId }, now);
-			});
-			return;
-		}
-		case 'uploadAgentWraps': {
-			const upload = parseAgentWrapsUpload(requestBody);
-			await inbox.db.transaction(async (tx) => {
-				await storeAgentWraps(
-					tx,
-					allowed.params[0],
-					upload.wraps.map((entry) => ({ ...entry, rosterVersion: upload.rosterVersion })),
-					now
-				);
-				await appendLiveEvent(tx, 'conversation.changed', allowed.params[0], { conversationId: allowed.params[0] }, now);
 			});
 			return;
 		}

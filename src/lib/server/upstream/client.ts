@@ -8,7 +8,7 @@ import { ContractError } from '../../crypto/errors';
 import { signRequest } from '../../crypto/hmac';
 import { v1ErrorFromResponse, type V1Request } from '../../wire/v1';
 import type { Queryable } from '../db/database';
-import { completeOperation, loadOrCreateOperation } from '../db/operations';
+import { completeOperation, loadOrCreateOperation, type StoredOperation } from '../db/operations';
 import { nodeHmacSha256 } from '../hmac';
 import { nodeTransport, type Transport } from './transport';
 
@@ -45,8 +45,8 @@ export interface UpstreamOptions {
 	/** The service's base URL without `/v1` (a stage prefix is sent but not signed: contract 5.1). */
 	baseUrl: string;
 	apiKey: string;
-	/** The current webhook secret, which signs requests. */
-	signingSecret: string;
+	/** The current webhook secret, which signs requests (a function when it can rotate while running). */
+	signingSecret: string | (() => string);
 	/** Where server-side operations keep their Idempotency-Key and request. */
 	db: Queryable;
 	transport?: Transport;
@@ -63,6 +63,17 @@ export interface UpstreamResult<T> {
 }
 
 const retryable = (status: number) => status === 429 || status >= 500;
+
+/** A failure that says the service or the network is unwell (worth retrying later), not that the request is wrong. */
+export const isTransientFailure = (error: unknown) =>
+	!(error instanceof ContractError) ||
+	error.status === undefined ||
+	error.status >= 500 ||
+	error.status === 429 ||
+	error.code === 'UPSTREAM_UNAVAILABLE';
+
+/** The service stores every answer below 500 but 429 under the key (contract-gaps §3): the operation is settled. */
+export const operationSettled = (status: number) => status < 500 && status !== 429;
 
 function describeNetworkError(error: unknown): string {
 	const { code, message } = (error ?? {}) as { code?: string; message?: string };
@@ -87,7 +98,13 @@ export class UpstreamClient {
 		const body = request.body ?? '';
 		const t = Math.floor(this.now() / 1000);
 		const { header } = signRequest(
-			{ secret: this.options.signingSecret, t, method: request.method, pathAndQuery: request.pathAndQuery, body },
+			{
+				secret: typeof this.options.signingSecret === 'string' ? this.options.signingSecret : this.options.signingSecret(),
+				t,
+				method: request.method,
+				pathAndQuery: request.pathAndQuery,
+				body
+			},
 			nodeHmacSha256
 		);
 		const headers: Record<string, string> = {
@@ -179,7 +196,25 @@ export class UpstreamClient {
 			{ operationKey, method: request.method, pathAndQuery: request.pathAndQuery, body: request.body ?? null },
 			new Date(this.now())
 		);
-		const response = await this.send(
+		const response = await this.sendStored(operation, policy);
+		if (operationSettled(response.status)) await completeOperation(this.options.db, operationKey, response.status, new Date(this.now()));
+		return this.interpret(response, request);
+	}
+
+	/**
+	 * Sends an operation the caller stored (many at once, e.g. a grant job) exactly as stored; the caller
+	 * marks it complete when `operationSettled(status)`. A non-2xx answer throws, carrying that status.
+	 */
+	async performStored<T>(
+		operation: StoredOperation,
+		request: V1Request<T>,
+		policy: RetryPolicy = BACKGROUND_RETRY
+	): Promise<UpstreamResult<T>> {
+		return this.interpret(await this.sendStored(operation, policy), request);
+	}
+
+	private sendStored(operation: StoredOperation, policy: RetryPolicy): Promise<RawResponse> {
+		return this.send(
 			{
 				method: operation.method as RawRequest['method'],
 				pathAndQuery: operation.pathAndQuery,
@@ -188,9 +223,5 @@ export class UpstreamClient {
 			},
 			policy
 		);
-		// The service stores every answer below 500 under the key (contract-gaps §3): the operation is settled.
-		if (response.status < 500 && response.status !== 429)
-			await completeOperation(this.options.db, operationKey, response.status, new Date(this.now()));
-		return this.interpret(response, request);
 	}
 }

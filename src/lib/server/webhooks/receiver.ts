@@ -22,6 +22,11 @@ export interface ReceiverOptions {
 	secrets: () => readonly string[];
 	now: () => number;
 	log: Logger;
+	/**
+	 * Called when no secret verifies: waits for a rotation in progress and reads the persisted secrets
+	 * again; true when they changed (docs/inbox-api.md "Administration", webhook secret rotation).
+	 */
+	refreshSecrets?: () => Promise<boolean>;
 	/** Called after a new event was committed, to hand it to the processor. */
 	onStored?: (event: StoredEvent) => void;
 }
@@ -47,7 +52,7 @@ export class WebhookReceiver {
 			this.options.log.warn('webhook refused', { reason: errorText(error), delivery: deliveryId });
 			return errorResponse(error);
 		}
-		try {
+		const verify = () =>
 			verifyWebhookSignature(
 				{
 					secrets: this.options.secrets(),
@@ -57,6 +62,14 @@ export class WebhookReceiver {
 				},
 				nodeHmacSha256
 			);
+		try {
+			try {
+				verify();
+			} catch (error) {
+				// Signed with a secret rotated a moment ago (this process or another): learn it and check once more.
+				if (!(error instanceof ContractError && error.code === 'SIGNATURE_INVALID' && (await this.options.refreshSecrets?.()))) throw error;
+				verify();
+			}
 		} catch (error) {
 			const code = error instanceof ContractError ? error.code : 'SIGNATURE_INVALID';
 			const message = error instanceof ContractError ? error.message : 'the signature could not be checked';

@@ -1,0 +1,137 @@
+/**
+ * Agents for admins (docs/inbox-api.md "Administration"): the list with keys, fingerprints (contract
+ * 2.2) and roster membership; disabling, enabling and removing accounts (their sessions end at once, in
+ * every process); resetting a lost key; one-time invitation links and joining through one.
+ */
+import { b64uDecode, ContractError, fingerprintB64u } from '../../crypto/index';
+import { validateNewAccount } from '../api/accounts';
+import {
+	clearAgentKey,
+	createAccount,
+	deleteAccount,
+	getAccount,
+	lastActivity,
+	listAccounts,
+	setAccountDisabled,
+	type Account,
+	type Role
+} from '../db/accounts';
+import { createAgentInvitation, lockInvitationByToken, markInvitationUsed } from '../db/agent-invitations';
+import { isoSeconds } from '../db/conversations';
+import { latestStoredRoster } from '../db/rosters';
+import { deleteSessionsOf } from '../auth/sessions';
+import type { Inbox } from '../inbox';
+
+export async function listAgents(inbox: Inbox) {
+	const [accounts, activity, roster] = await Promise.all([listAccounts(inbox.db), lastActivity(inbox.db), latestStoredRoster(inbox.db)]);
+	const inRoster = new Set((roster?.agents ?? []).map((agent) => `${agent.agentKeyId}:${agent.publicKey}`));
+	return accounts.map((account) => ({
+		accountId: account.accountId,
+		username: account.username,
+		displayName: account.displayName,
+		role: account.role,
+		disabled: account.disabledAt !== null,
+		agentKeyId: account.agentKeyId,
+		agentPublicKey: account.agentPublicKey,
+		fingerprint: account.agentPublicKey ? fingerprintB64u(b64uDecode(account.agentPublicKey, 'agentPublicKey')) : null,
+		inRoster: account.agentKeyId !== null && inRoster.has(`${account.agentKeyId}:${account.agentPublicKey}`),
+		lastActiveAt: activity.has(account.accountId) ? isoSeconds(activity.get(account.accountId) as Date) : null
+	}));
+}
+
+async function otherAccount(inbox: Inbox, admin: Account, accountId: string, action: string): Promise<Account> {
+	if (accountId === admin.accountId) throw new ContractError('INVALID_REQUEST', `you cannot ${action} your own account`, 409);
+	const account = await getAccount(inbox.db, accountId);
+	if (!account) throw new ContractError('NOT_FOUND', `no account ${accountId}`, 404);
+	return account;
+}
+
+async function endSessions(inbox: Inbox, accountId: string): Promise<void> {
+	await deleteSessionsOf(inbox.db, accountId);
+	inbox.sessionCache.dropAccount(accountId);
+}
+
+export async function setDisabled(inbox: Inbox, admin: Account, accountId: string, disabled: boolean): Promise<void> {
+	await otherAccount(inbox, admin, accountId, disabled ? 'disable' : 'enable');
+	await setAccountDisabled(inbox.db, accountId, disabled ? new Date(inbox.now()) : null);
+	if (disabled) await endSessions(inbox, accountId);
+	inbox.log.info(disabled ? 'account disabled' : 'account enabled', { account: accountId, by: admin.accountId });
+}
+
+export async function removeAgent(inbox: Inbox, admin: Account, accountId: string): Promise<void> {
+	await otherAccount(inbox, admin, accountId, 'remove');
+	await endSessions(inbox, accountId);
+	await deleteAccount(inbox.db, accountId);
+	inbox.sessionCache.dropAccount(accountId);
+	inbox.log.info('account removed', { account: accountId, by: admin.accountId });
+}
+
+export async function resetAgentKey(inbox: Inbox, admin: Account, accountId: string): Promise<void> {
+	const account = await getAccount(inbox.db, accountId);
+	if (!account) throw new ContractError('NOT_FOUND', `no account ${accountId}`, 404);
+	await clearAgentKey(inbox.db, accountId);
+	inbox.sessionCache.dropAccount(accountId);
+	inbox.log.info('agent key reset', { account: accountId, previousKey: account.agentKeyId, by: admin.accountId });
+}
+
+export async function inviteAgent(inbox: Inbox, admin: Account, body: Record<string, unknown>) {
+	const { displayName, role, validForHours } = body;
+	if (typeof displayName !== 'string' || displayName.trim().length === 0 || displayName.length > 100)
+		throw new ContractError('INVALID_REQUEST', 'displayName must be 1 to 100 characters', 400);
+	if (role !== 'agent' && role !== 'admin') throw new ContractError('INVALID_REQUEST', 'role must be agent or admin', 400);
+	if (typeof validForHours !== 'number' || !Number.isInteger(validForHours) || validForHours < 1 || validForHours > 168)
+		throw new ContractError('INVALID_REQUEST', 'validForHours must be an integer from 1 to 168', 400);
+	const now = new Date(inbox.now());
+	const { invitation, token } = await createAgentInvitation(
+		inbox.db,
+		{
+			displayName: displayName.trim(),
+			role: role as Role,
+			createdBy: admin.accountId,
+			expiresAt: new Date(now.getTime() + validForHours * 3600_000)
+		},
+		now
+	);
+	inbox.log.info('agent invited', { invitation: invitation.invitationId, role, by: admin.accountId });
+	return {
+		invitationId: invitation.invitationId,
+		url: `${inbox.config.origin}/join#t=${token}`,
+		expiresAt: isoSeconds(invitation.expiresAt)
+	};
+}
+
+/** Creates the invited person's account with the username and password they chose; the link is spent. */
+export async function joinWithInvitation(inbox: Inbox, body: Record<string, unknown>): Promise<Account> {
+	const { token } = body;
+	if (typeof token !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(token))
+		throw new ContractError('NOT_FOUND', 'this invitation link is not valid', 404);
+	const now = new Date(inbox.now());
+	// Checked before the slow password hash, and again inside the transaction that spends the link.
+	const usable = async (tx = inbox.db as Parameters<typeof lockInvitationByToken>[0]) => {
+		const invitation = await lockInvitationByToken(tx, token);
+		if (!invitation) throw new ContractError('NOT_FOUND', 'this invitation link is not valid', 404);
+		if (invitation.usedAt || invitation.expiresAt <= now)
+			throw new ContractError('INVITATION_EXPIRED', 'this invitation link was already used or has expired; ask for a new one', 410);
+		return invitation;
+	};
+	const invitation = await usable();
+	const fields = validateNewAccount({
+		username: body.username,
+		password: body.password,
+		displayName: invitation.displayName,
+		role: invitation.role
+	});
+	const passwordHash = await inbox.passwords.hash(fields.password);
+	const account = await inbox.db.transaction(async (tx) => {
+		const current = await usable(tx);
+		const created = await createAccount(tx, { ...fields, passwordHash }, now);
+		await markInvitationUsed(tx, current.invitationId, created.accountId, now);
+		return created;
+	});
+	inbox.log.info('account created from an invitation', {
+		account: account.accountId,
+		invitation: invitation.invitationId,
+		role: account.role
+	});
+	return account;
+}

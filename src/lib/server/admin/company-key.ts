@@ -1,0 +1,69 @@
+/**
+ * Company key rotation in two steps (contract 2.1, 6.6; docs/inbox-api.md "Administration"): the
+ * server makes the new X25519 pair as a pending rotation and hands out the statement; the admin's page
+ * signs it with `signing.key`; on confirmation the server verifies the signature with `signing.pub`,
+ * enters the key in the simulator's portal (a real portal is the admin's to fill in), promotes the pair
+ * (the old one kept as `private.v<N>.key`) and reads the keys again, so `[current, previous, …]` open
+ * wraps and new invitation links carry the new fingerprint, without a restart.
+ */
+import { b64uEncode, ContractError, fingerprintB64u, fingerprintDisplay, rotationStatement, verifyRotation } from '../../crypto/index';
+import type { Inbox } from '../inbox';
+import { pendingRotation, promotePendingRotation, type Rotation } from '../keys/files';
+import { companyIdOf } from './company';
+
+function rotationView(companyId: string, rotation: Rotation) {
+	return {
+		companyId,
+		fromKeyVersion: rotation.fromKeyVersion,
+		fromPublicKey: b64uEncode(rotation.fromPublicKey),
+		toKeyVersion: rotation.toKeyVersion,
+		toPublicKey: b64uEncode(rotation.toPublicKey),
+		statement: rotationStatement({ companyId, ...rotation })
+	};
+}
+
+export async function companyKeyOverview(inbox: Inbox) {
+	const keys = await inbox.companyKeys();
+	const pending = await pendingRotation(inbox.config.keysDir, { create: false });
+	return {
+		keyVersion: keys.current.keyVersion,
+		publicKey: b64uEncode(keys.current.publicKey),
+		fingerprint: fingerprintB64u(keys.current.publicKey),
+		fingerprintDisplay: fingerprintDisplay(keys.current.publicKey),
+		previousVersions: keys.previous.map((pair) => pair.keyVersion),
+		pending: pending ? rotationView(await companyIdOf(inbox), pending) : null
+	};
+}
+
+/** Step 1: the pending pair (made now, or the one already waiting) and the statement to sign. */
+export async function startRotation(inbox: Inbox) {
+	const companyId = await companyIdOf(inbox);
+	const rotation = (await pendingRotation(inbox.config.keysDir, { create: true })) as Rotation;
+	inbox.log.info('company key rotation pending', { toKeyVersion: rotation.toKeyVersion });
+	return rotationView(companyId, rotation);
+}
+
+/** Step 2: the signed statement makes the pending pair current. */
+export async function confirmRotation(inbox: Inbox, body: Record<string, unknown>) {
+	const unknown = Object.keys(body).filter((key) => key !== 'toKeyVersion' && key !== 'rotationSignature');
+	if (unknown.length) throw new ContractError('INVALID_REQUEST', `unknown fields: ${unknown.join(', ')}`, 400);
+	const companyId = await companyIdOf(inbox);
+	const rotation = await pendingRotation(inbox.config.keysDir, { create: false });
+	if (!rotation || body.toKeyVersion !== rotation.toKeyVersion) {
+		throw new ContractError(
+			'INVALID_REQUEST',
+			rotation ? `the pending rotation is to version ${rotation.toKeyVersion}` : 'no rotation is pending',
+			409
+		);
+	}
+	verifyRotation({ companyId, ...rotation }, body.rotationSignature, (await inbox.companyKeys()).signingPublicKey);
+	const rotationSignature = body.rotationSignature as string;
+	const entry = { publicKey: b64uEncode(rotation.toPublicKey), keyVersion: rotation.toKeyVersion, rotationSignature };
+	const portal = (await inbox.portal.isSimulator()) ? 'entered' : 'manual';
+	if (portal === 'entered') await inbox.portal.enterCompanyKey(companyId, entry);
+	await promotePendingRotation(inbox.config.keysDir);
+	const keys = await inbox.companyKeys();
+	if (keys.current.keyVersion !== rotation.toKeyVersion) throw new Error('the rotated company keys did not load');
+	inbox.log.info('company key rotated', { keyVersion: rotation.toKeyVersion, portal });
+	return { ...entry, fingerprint: fingerprintB64u(rotation.toPublicKey), portal };
+}

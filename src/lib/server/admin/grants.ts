@@ -1,0 +1,287 @@
+/**
+ * Grant jobs (contract 6.7, last points; docs/inbox-api.md "Administration"): after a roster adds agents,
+ * K of every earlier conversation is opened with the company keys `[current, previous, …]` (6.1), sealed
+ * for each new agent (2.4) and uploaded with `POST /v1/conversations/{id}/agent-wraps`.
+ *
+ * Durable: the job, the conversations it lists from the service and a done mark per conversation live in
+ * the database. Idempotent: each (job, conversation) upload is an outgoing operation whose key and exact
+ * body are stored before the first attempt, so a retry, also after a crash, repeats the same request.
+ * Resumable: running jobs continue when the server starts. Up to `concurrency` uploads are in flight.
+ */
+import { ContractError } from '../../crypto/errors';
+import { b64uDecode } from '../../crypto/encoding';
+import { openConversationKey, sealConversationKey, type Wrap } from '../../crypto/wrap';
+import { parseAgentWrapsUpload, v1, type V1Request } from '../../wire/v1';
+import { coalesce } from '../coalesce';
+import { isoSeconds } from '../db/conversations';
+import type { Queryable } from '../db/database';
+import type { ConversationServices } from '../conversations/rewrap';
+import {
+	addGrantItems,
+	finishGrantJob,
+	getGrantJob,
+	grantOperationKey,
+	pendingGrantItems,
+	runningGrantJobs,
+	settleGrantItems,
+	type GrantItem,
+	type GrantJob
+} from '../db/grant-jobs';
+import { appendLiveEvent } from '../db/live-events';
+import { storeAgentWrapsOfConversations } from '../db/messages';
+import { completeOperations, loadOrCreateOperations } from '../db/operations';
+import type { CompanyKeys } from '../keys/files';
+import { errorText } from '../log';
+import { isTransientFailure, operationSettled } from '../upstream/client';
+
+export interface GrantJobView {
+	jobId: string;
+	rosterVersion: number;
+	agentKeyIds: string[];
+	state: GrantJob['state'];
+	total: number;
+	done: number;
+	failed: number;
+	startedAt: string;
+	finishedAt: string | null;
+	lastError: string | null;
+}
+
+export function grantJobView(job: GrantJob): GrantJobView {
+	return {
+		jobId: job.jobId,
+		rosterVersion: job.rosterVersion,
+		agentKeyIds: job.agents.map((agent) => agent.agentKeyId),
+		state: job.state,
+		total: job.total,
+		done: job.done,
+		failed: job.failed,
+		startedAt: isoSeconds(job.startedAt),
+		finishedAt: job.finishedAt ? isoSeconds(job.finishedAt) : null,
+		lastError: job.lastError
+	};
+}
+
+/** Tells the admins' live streams where a job stands (docs/inbox-api.md §7, `grant.progress`). */
+export async function announceGrantProgress(tx: Queryable, job: GrantJob, now: Date): Promise<void> {
+	await appendLiveEvent(tx, 'grant.progress', null, { ...grantJobView(job) }, now);
+}
+
+export interface GrantRunnerOptions extends ConversationServices {
+	/** Uploads in flight at once. */
+	concurrency?: number;
+	/** Conversations read, sealed and marked together. */
+	batchSize?: number;
+}
+
+/** The service's page size limit for conversation lists (docs/contract-gaps.md §4). */
+const LIST_PAGE = 200;
+
+/** Answers that hold for every remaining upload of the job: the service has another roster now. */
+const STALE_ROSTER_CODES = new Set(['ROSTER_VERSION_CONFLICT', 'AGENT_NOT_IN_ROSTER']);
+
+interface PreparedUpload {
+	item: GrantItem;
+	request: V1Request<{ conversationId: string; stored: number }>;
+}
+
+export class GrantRunner {
+	private readonly runner = coalesce(() => this.runRunningJobs());
+	private stopping = false;
+	private readonly concurrency: number;
+	private readonly batchSize: number;
+
+	constructor(private readonly options: GrantRunnerOptions) {
+		this.concurrency = options.concurrency ?? 16;
+		this.batchSize = options.batchSize ?? 256;
+	}
+
+	/** Continues the jobs a previous run of the server left running. */
+	start(): void {
+		this.wake();
+	}
+
+	wake(): void {
+		if (!this.stopping) this.runner.trigger();
+	}
+
+	/** Stops taking new conversations and waits for the uploads in flight; unfinished jobs stay running for the next start. */
+	async stop(): Promise<void> {
+		this.stopping = true;
+		await this.runner.idle();
+	}
+
+	/** Resolves when no job is being worked on (tests and the benchmark). */
+	idle(): Promise<void> {
+		return this.runner.idle();
+	}
+
+	private async runRunningJobs(): Promise<void> {
+		try {
+			for (const job of await runningGrantJobs(this.options.db)) {
+				if (this.stopping) return;
+				await this.runJob(job);
+			}
+		} catch (error) {
+			this.options.log.warn('grant jobs paused', { reason: errorText(error) });
+		}
+	}
+
+	private async runJob(job: GrantJob): Promise<void> {
+		const { db, log } = this.options;
+		let stoppedBy: string | null = null;
+		try {
+			let current = job;
+			while (!current.listed) {
+				if (this.stopping) return;
+				current = await this.listPage(current);
+			}
+			stoppedBy = await this.grantPending(current);
+		} catch (error) {
+			stoppedBy = errorText(error);
+		}
+		if (this.stopping && stoppedBy === null) return;
+		const now = new Date(this.options.now());
+		const finished = await db.transaction(async (tx) => {
+			const latest = await getGrantJob(tx, job.jobId);
+			if (!latest || latest.state !== 'running') return latest;
+			const failedError = latest.failed > 0 ? `${latest.failed} conversations could not be granted` : null;
+			const outcome = stoppedBy ?? failedError;
+			const updated = await finishGrantJob(tx, job.jobId, { state: outcome ? 'failed' : 'done', lastError: outcome }, now);
+			if (updated) await announceGrantProgress(tx, updated, now);
+			return updated;
+		});
+		if (finished) {
+			(finished.state === 'done' ? log.info : log.warn)(`grant job ${finished.state}`, {
+				job: finished.jobId,
+				rosterVersion: finished.rosterVersion,
+				done: finished.done,
+				failed: finished.failed,
+				reason: finished.lastError ?? undefined
+			});
+		}
+	}
+
+	/** One page of the service's conversations into the job's items (pending ones have no K yet). */
+	private async listPage(job: GrantJob): Promise<GrantJob> {
+		const { value: page } = await this.options.upstream.call(
+			v1.listConversations({ limit: LIST_PAGE, cursor: job.listCursor ?? undefined })
+		);
+		const items = page.data
+			.filter((conversation) => conversation.status !== 'pending' && conversation.wrapForCompany !== null)
+			.map((conversation) => ({ conversationId: conversation.conversationId, wrapForCompany: conversation.wrapForCompany as Wrap }));
+		await addGrantItems(
+			this.options.db,
+			job.jobId,
+			items,
+			{ cursor: page.nextCursor, listed: page.nextCursor === null },
+			new Date(this.options.now())
+		);
+		return (await getGrantJob(this.options.db, job.jobId)) as GrantJob;
+	}
+
+	/** Grants every pending conversation; returns why it stopped early, or null. */
+	private async grantPending(job: GrantJob): Promise<string | null> {
+		const keys = await this.options.companyKeys();
+		const keyPairs = [keys.current, ...keys.previous];
+		const agents = job.agents.map((agent) => ({ agentKeyId: agent.agentKeyId, publicKey: b64uDecode(agent.publicKey, 'publicKey') }));
+		let position = '';
+		for (;;) {
+			if (this.stopping) return null;
+			const items = await pendingGrantItems(this.options.db, job.jobId, position, this.batchSize);
+			if (items.length === 0) return null;
+			position = items[items.length - 1].conversationId;
+			const stopped = await this.grantBatch(job, items, (item) => this.sealFor(job, item, keyPairs, agents));
+			if (stopped) return stopped;
+		}
+	}
+
+	private sealFor(
+		job: GrantJob,
+		item: GrantItem,
+		keyPairs: CompanyKeys['previous'],
+		agents: { agentKeyId: string; publicKey: Uint8Array }[]
+	): PreparedUpload {
+		const { conversationId, wrapForCompany } = item;
+		const conversationKey = openConversationKey(wrapForCompany, conversationId, keyPairs);
+		try {
+			const wraps = agents.map((agent) => ({
+				agentKeyId: agent.agentKeyId,
+				wrap: sealConversationKey({
+					conversationKey,
+					conversationId,
+					keyVersion: wrapForCompany.keyVersion,
+					recipientPublicKey: agent.publicKey
+				})
+			}));
+			return { item, request: v1.uploadAgentWraps(conversationId, { rosterVersion: job.rosterVersion, wraps }) };
+		} finally {
+			conversationKey.fill(0);
+		}
+	}
+
+	/** Seals, stores the requests, uploads with bounded concurrency, then marks the batch in one transaction. */
+	private async grantBatch(job: GrantJob, items: GrantItem[], seal: (item: GrantItem) => PreparedUpload): Promise<string | null> {
+		const { db, upstream } = this.options;
+		const settled: { conversationId: string; error: string | null }[] = [];
+		const prepared: PreparedUpload[] = [];
+		for (const item of items) {
+			try {
+				prepared.push(seal(item));
+			} catch (error) {
+				settled.push({ conversationId: item.conversationId, error: `the company wrap does not open: ${errorText(error)}` });
+			}
+		}
+		const operations = await loadOrCreateOperations(
+			db,
+			prepared.map(({ item, request }) => ({
+				operationKey: grantOperationKey(job.jobId, item.conversationId),
+				method: request.method,
+				pathAndQuery: request.pathAndQuery,
+				body: request.body ?? null
+			})),
+			new Date(this.options.now())
+		);
+		const completed: { operationKey: string; status: number }[] = [];
+		const granted: { conversationId: string; agentKeyId: string; rosterVersion: number; wrap: Wrap }[] = [];
+		let stoppedBy: string | null = null;
+		let next = 0;
+		const worker = async () => {
+			while (next < prepared.length && stoppedBy === null && !this.stopping) {
+				const { item, request } = prepared[next++];
+				const operationKey = grantOperationKey(job.jobId, item.conversationId);
+				const operation = operations.get(operationKey);
+				if (!operation?.body) continue;
+				try {
+					const result = await upstream.performStored(operation, request);
+					completed.push({ operationKey, status: result.status });
+					// What the service stored is the request as first persisted, whatever was sealed this time.
+					const sent = parseAgentWrapsUpload(operation.body);
+					for (const wrap of sent.wraps) granted.push({ conversationId: item.conversationId, rosterVersion: sent.rosterVersion, ...wrap });
+					settled.push({ conversationId: item.conversationId, error: null });
+				} catch (error) {
+					if (isTransientFailure(error)) {
+						stoppedBy = `the service could not take the uploads: ${errorText(error)}`;
+					} else if (error instanceof ContractError && STALE_ROSTER_CODES.has(error.code)) {
+						stoppedBy = `the service holds another roster now (${error.code}): ${error.message}`;
+					} else {
+						if (error instanceof ContractError && error.status !== undefined && operationSettled(error.status)) {
+							completed.push({ operationKey, status: error.status });
+						}
+						settled.push({ conversationId: item.conversationId, error: errorText(error) });
+					}
+				}
+			}
+		};
+		await Promise.all(Array.from({ length: Math.min(this.concurrency, prepared.length) }, worker));
+		const now = new Date(this.options.now());
+		await db.transaction(async (tx) => {
+			await settleGrantItems(tx, job.jobId, settled, now);
+			await completeOperations(tx, completed, now);
+			await storeAgentWrapsOfConversations(tx, granted, now);
+			const progress = await getGrantJob(tx, job.jobId);
+			if (progress) await announceGrantProgress(tx, progress, now);
+		});
+		return stoppedBy;
+	}
+}

@@ -1,0 +1,188 @@
+/**
+ * Rosters from the admin's page (contract 2.9, 6.7; docs/inbox-api.md "Administration"): the server
+ * is the only path to `POST /v1/roster`, so it always checks a roster first (exact fields, ids,
+ * duplicates, at most 1000 agents, the exact `issuedAt`, version = latest accepted + 1, the signature
+ * with `signing.pub`), then uploads it, keeps it, and starts a grant job for the agents it adds.
+ */
+import { ContractError, validateRoster, verifyRoster, type RosterAgent } from '../../crypto/index';
+import { v1 } from '../../wire/v1';
+import { listAccounts, type Account } from '../db/accounts';
+import { isoSeconds } from '../db/conversations';
+import { createGrantJob, newGrantJobId, supersedeGrantJobs, unfinishedGrantJobs, type GrantJob } from '../db/grant-jobs';
+import { latestStoredRoster, listRosters, storeRoster, type StoredRoster } from '../db/rosters';
+import type { Inbox } from '../inbox';
+import { errorText } from '../log';
+import { companyIdOf } from './company';
+import { announceGrantProgress, grantJobView, type GrantJobView } from './grants';
+
+export interface RosterView {
+	rosterVersion: number;
+	issuedAt: string;
+	agents: { agentKeyId: string; publicKey: string; accountId: string | null; displayName: string | null }[];
+	signature: string;
+	uploadedAt: string;
+	/** The admin's accountId; null for a roster uploaded to the service by another tool. */
+	uploadedBy: string | null;
+}
+
+const ROSTER_FIELDS = ['rosterVersion', 'issuedAt', 'agents', 'signature'];
+const AGENT_FIELDS = ['agentKeyId', 'publicKey'];
+
+function refuseUnknownFields(value: Record<string, unknown>, allowed: readonly string[], where: string): void {
+	const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
+	if (unknown.length)
+		throw new ContractError('INVALID_REQUEST', `${where} has fields the roster does not know: ${unknown.join(', ')}`, 400);
+}
+
+/** The body of `POST /api/admin/roster`, with exactly the roster's fields (contract 2.9, contract-gaps §7). */
+export function readRosterBody(body: Record<string, unknown>): {
+	rosterVersion: number;
+	issuedAt: string;
+	agents: RosterAgent[];
+	signature: string;
+} {
+	refuseUnknownFields(body, ROSTER_FIELDS, 'the roster');
+	for (const field of ROSTER_FIELDS) if (body[field] === undefined) throw new ContractError('INVALID_REQUEST', `${field} is required`, 400);
+	if (!Array.isArray(body.agents)) throw new ContractError('INVALID_REQUEST', 'agents must be a list', 400);
+	for (const [index, agent] of body.agents.entries()) {
+		if (typeof agent !== 'object' || agent === null || Array.isArray(agent))
+			throw new ContractError('INVALID_REQUEST', `agents[${index}] must be an object`, 400);
+		refuseUnknownFields(agent as Record<string, unknown>, AGENT_FIELDS, `agents[${index}]`);
+	}
+	return {
+		rosterVersion: body.rosterVersion as number,
+		issuedAt: body.issuedAt as string,
+		agents: body.agents as RosterAgent[],
+		signature: body.signature as string
+	};
+}
+
+const agentKey = (agent: RosterAgent) => `${agent.agentKeyId}:${agent.publicKey}`;
+
+export function rosterView(roster: StoredRoster, accounts: readonly Account[]): RosterView {
+	const byKey = new Map(
+		accounts.filter((account) => account.agentKeyId).map((account) => [`${account.agentKeyId}:${account.agentPublicKey}`, account])
+	);
+	return {
+		rosterVersion: roster.rosterVersion,
+		issuedAt: roster.issuedAt,
+		agents: roster.agents.map((agent) => {
+			const account = byKey.get(agentKey(agent));
+			return { ...agent, accountId: account?.accountId ?? null, displayName: account?.displayName ?? null };
+		}),
+		signature: roster.signature,
+		uploadedAt: isoSeconds(roster.uploadedAt),
+		uploadedBy: roster.uploadedBy
+	};
+}
+
+/**
+ * The latest roster accepted: the inbox's own, or a newer one found at the service (uploaded by another
+ * tool, e.g. the demo launcher), which is kept when it verifies with `signing.pub`.
+ */
+export async function latestAcceptedRoster(inbox: Inbox): Promise<StoredRoster | null> {
+	const stored = await latestStoredRoster(inbox.db);
+	let remote;
+	try {
+		remote = (await inbox.upstream.call(v1.getRoster())).value;
+	} catch (error) {
+		if (error instanceof ContractError && error.code === 'NOT_FOUND') return stored;
+		throw error;
+	}
+	if (stored && remote.rosterVersion <= stored.rosterVersion) return stored;
+	const found: StoredRoster = { ...remote, uploadedBy: null, uploadedAt: new Date(inbox.now()) };
+	try {
+		const signed = { companyId: await companyIdOf(inbox), ...remote };
+		verifyRoster(signed, (await inbox.companyKeys()).signingPublicKey);
+		found.agents = validateRoster(signed).agents as RosterAgent[];
+		await storeRoster(inbox.db, found);
+	} catch (error) {
+		inbox.log.warn('the service holds a roster that does not verify with signing.pub; it is not kept', {
+			rosterVersion: remote.rosterVersion,
+			reason: errorText(error)
+		});
+	}
+	return found;
+}
+
+/** Active agents with a key, not disabled, sorted by agentKeyId bytes: what the next roster would hold. */
+export function nextRosterAgents(accounts: readonly Account[]) {
+	return accounts
+		.filter((account) => account.agentKeyId && account.agentPublicKey && !account.disabledAt)
+		.map((account) => ({
+			agentKeyId: account.agentKeyId as string,
+			publicKey: account.agentPublicKey as string,
+			accountId: account.accountId,
+			displayName: account.displayName
+		}))
+		.sort((a, b) => (a.agentKeyId < b.agentKeyId ? -1 : a.agentKeyId > b.agentKeyId ? 1 : 0));
+}
+
+export async function rosterOverview(inbox: Inbox) {
+	const latest = await latestAcceptedRoster(inbox).catch((error) => {
+		inbox.log.warn('the service roster could not be read; showing the stored ones', { reason: errorText(error) });
+		return latestStoredRoster(inbox.db);
+	});
+	const accounts = await listAccounts(inbox.db);
+	const history = await listRosters(inbox.db);
+	return {
+		latest: latest ? rosterView(latest, accounts) : null,
+		history: history.map((roster) => rosterView(roster, accounts)),
+		next: {
+			rosterVersion: (latest?.rosterVersion ?? 0) + 1,
+			companyId: await companyIdOf(inbox),
+			agents: nextRosterAgents(accounts)
+		}
+	};
+}
+
+/**
+ * Checks, uploads and keeps a roster signed in the admin's page, then starts the grant job for its new
+ * agents and for the agents still in it that an unfinished earlier job had not served yet.
+ */
+export async function acceptRoster(
+	inbox: Inbox,
+	admin: Account,
+	body: Record<string, unknown>
+): Promise<{ roster: RosterView; grantJob: GrantJobView | null }> {
+	const input = readRosterBody(body);
+	const companyId = await companyIdOf(inbox);
+	const signed = { companyId, ...input };
+	const agents = validateRoster(signed).agents as RosterAgent[];
+	verifyRoster(signed, (await inbox.companyKeys()).signingPublicKey);
+	const previous = await latestAcceptedRoster(inbox);
+	const expected = (previous?.rosterVersion ?? 0) + 1;
+	if (input.rosterVersion !== expected) {
+		throw new ContractError(
+			'ROSTER_VERSION_CONFLICT',
+			`rosterVersion must be ${expected} (the latest accepted + 1), got ${input.rosterVersion}`,
+			409
+		);
+	}
+	const record = { rosterVersion: input.rosterVersion, issuedAt: input.issuedAt, agents, signature: input.signature };
+	await inbox.upstream.perform(`roster:${record.rosterVersion}:${record.signature}`, v1.uploadRoster(record));
+
+	const now = new Date(inbox.now());
+	const roster: StoredRoster = { ...record, uploadedBy: admin.accountId, uploadedAt: now };
+	const before = new Set((previous?.agents ?? []).map(agentKey));
+	const job = await inbox.db.transaction(async (tx) => {
+		await storeRoster(tx, roster);
+		const unfinished = new Set((await unfinishedGrantJobs(tx, roster.rosterVersion)).flatMap((old) => old.agents.map(agentKey)));
+		const granted = agents.filter((agent) => !before.has(agentKey(agent)) || unfinished.has(agentKey(agent)));
+		const created: GrantJob | null = granted.length
+			? await createGrantJob(tx, { jobId: newGrantJobId(), rosterVersion: roster.rosterVersion, agents: granted }, now)
+			: null;
+		for (const old of await supersedeGrantJobs(tx, roster.rosterVersion, created?.jobId ?? null, now))
+			await announceGrantProgress(tx, old, now);
+		if (created) await announceGrantProgress(tx, created, now);
+		return created;
+	});
+	inbox.log.info('roster accepted', {
+		rosterVersion: roster.rosterVersion,
+		agents: agents.length,
+		by: admin.accountId,
+		grantJob: job?.jobId
+	});
+	if (job) inbox.grants.wake();
+	return { roster: rosterView(roster, await listAccounts(inbox.db)), grantJob: job ? grantJobView(job) : null };
+}

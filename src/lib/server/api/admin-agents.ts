@@ -1,0 +1,64 @@
+/**
+ * Agents, invitations and the signing key's public half for admins (docs/inbox-api.md "Administration");
+ * `POST /api/join` for the invited person.
+ */
+import { b64uEncode, fingerprintB64u, fingerprintDisplay } from '../../crypto/index';
+import { inviteAgent, joinWithInvitation, listAgents, removeAgent, resetAgentKey, setDisabled } from '../admin/agents';
+import { json, readJsonObject } from '../http/responses';
+import { idParam, requireSession, route } from './event';
+import { startSession } from './session';
+import { accountJson } from './views';
+
+export const getAgents = route(async (event, inbox) => {
+	requireSession(event, 'admin');
+	return json({ data: await listAgents(inbox) });
+});
+
+export const postAgentInvitation = route(async (event, inbox) => {
+	const { account } = requireSession(event, 'admin');
+	return json(await inviteAgent(inbox, account, await readJsonObject(event.request, 4 * 1024)), 201);
+});
+
+export const disableAgent = route(async (event, inbox) => {
+	const { account } = requireSession(event, 'admin');
+	await readJsonObject(event.request, 4 * 1024);
+	await setDisabled(inbox, account, idParam(event, 'accountId'), true);
+	return new Response(null, { status: 204 });
+});
+
+export const enableAgent = route(async (event, inbox) => {
+	const { account } = requireSession(event, 'admin');
+	await readJsonObject(event.request, 4 * 1024);
+	await setDisabled(inbox, account, idParam(event, 'accountId'), false);
+	return new Response(null, { status: 204 });
+});
+
+export const deleteAgent = route(async (event, inbox) => {
+	const { account } = requireSession(event, 'admin');
+	await removeAgent(inbox, account, idParam(event, 'accountId'));
+	return new Response(null, { status: 204 });
+});
+
+export const postResetKey = route(async (event, inbox) => {
+	const { account } = requireSession(event, 'admin');
+	await readJsonObject(event.request, 4 * 1024);
+	await resetAgentKey(inbox, account, idParam(event, 'accountId'));
+	return new Response(null, { status: 204 });
+});
+
+/** `signing.pub` only (contract 2.1): the page checks that the `signing.key` it imports belongs to it. */
+export const getSigningKey = route(async (event, inbox) => {
+	requireSession(event, 'admin');
+	const { signingPublicKey } = await inbox.companyKeys();
+	return json({
+		publicKey: b64uEncode(signingPublicKey),
+		fingerprint: fingerprintB64u(signingPublicKey),
+		fingerprintHex: fingerprintDisplay(signingPublicKey)
+	});
+});
+
+export const postJoin = route(async (event, inbox) => {
+	const account = await joinWithInvitation(inbox, await readJsonObject(event.request, 8 * 1024));
+	const expiresAt = await startSession(event, inbox, account.accountId);
+	return json({ account: accountJson(account), expiresAt: expiresAt.toISOString() }, 201);
+});

@@ -1,0 +1,41 @@
+/**
+ * Company key and webhook secret rotation for admins (contract 5.1 rule 4, 6.6, 8; docs/inbox-api.md
+ * "Administration"). The webhook secret itself never leaves the server.
+ */
+import { ContractError } from '../../crypto/errors';
+import { companyIdOf } from '../admin/company';
+import { companyKeyOverview, confirmRotation, startRotation } from '../admin/company-key';
+import { json, readJsonObject } from '../http/responses';
+import { requireSession, route } from './event';
+
+export const getCompanyKey = route(async (event, inbox) => {
+	requireSession(event, 'admin');
+	return json(await companyKeyOverview(inbox));
+});
+
+export const postCompanyKeyRotation = route(async (event, inbox) => {
+	requireSession(event, 'admin');
+	await readJsonObject(event.request, 4 * 1024);
+	return json(await startRotation(inbox), 201);
+});
+
+export const postCompanyKeyRotationConfirm = route(async (event, inbox) => {
+	requireSession(event, 'admin');
+	return json(await confirmRotation(inbox, await readJsonObject(event.request, 4 * 1024)));
+});
+
+export const postWebhookSecretRotation = route(async (event, inbox) => {
+	const { account } = requireSession(event, 'admin');
+	await readJsonObject(event.request, 4 * 1024);
+	if (!(await inbox.portal.isSimulator())) {
+		throw new ContractError(
+			'MANUAL_STEP_REQUIRED',
+			'rotate the secret in the service portal, then set SERVICE_WEBHOOK_SECRET to the new secret and SERVICE_WEBHOOK_SECRET_PREVIOUS to the old one, and restart',
+			409
+		);
+	}
+	const companyId = await companyIdOf(inbox);
+	const rotated = await inbox.webhookSecrets.rotate(() => inbox.portal.rotateWebhookSecret(companyId));
+	inbox.log.info('webhook secret rotated', { by: account.accountId, previousValidUntil: rotated.previousValidUntil });
+	return json(rotated);
+});

@@ -1,0 +1,66 @@
+/**
+ * The roster and grant jobs for admins (contract 2.9, 6.7; docs/inbox-api.md "Administration"): the
+ * latest, the history and the next roster to sign; the upload of a roster signed in the page; the grant
+ * jobs it starts, their progress, and resuming a failed one.
+ */
+import { ContractError } from '../../crypto/errors';
+import { grantJobView } from '../admin/grants';
+import { acceptRoster, rosterOverview } from '../admin/roster';
+import { getGrantJob, listGrantJobs, reopenGrantJob } from '../db/grant-jobs';
+import { latestStoredRoster } from '../db/rosters';
+import { announceGrantProgress } from '../admin/grants';
+import { json, readJsonObject } from '../http/responses';
+import { idParam, requireSession, route } from './event';
+
+/** A roster of 1,000 agents is about 100 KB of JSON. */
+const ROSTER_BODY_LIMIT = 1024 * 1024;
+
+export const getRoster = route(async (event, inbox) => {
+	requireSession(event, 'admin');
+	return json(await rosterOverview(inbox));
+});
+
+export const postRoster = route(async (event, inbox) => {
+	const { account } = requireSession(event, 'admin');
+	return json(await acceptRoster(inbox, account, await readJsonObject(event.request, ROSTER_BODY_LIMIT)), 201);
+});
+
+export const getGrantJobs = route(async (event, inbox) => {
+	requireSession(event, 'admin');
+	return json({ data: (await listGrantJobs(inbox.db)).map(grantJobView) });
+});
+
+export const getOneGrantJob = route(async (event, inbox) => {
+	requireSession(event, 'admin');
+	const jobId = idParam(event, 'jobId');
+	const job = await getGrantJob(inbox.db, jobId);
+	if (!job) throw new ContractError('NOT_FOUND', `no grant job ${jobId}`, 404);
+	return json(grantJobView(job));
+});
+
+export const resumeGrantJob = route(async (event, inbox) => {
+	const { account } = requireSession(event, 'admin');
+	await readJsonObject(event.request, 4 * 1024);
+	const jobId = idParam(event, 'jobId');
+	const job = await getGrantJob(inbox.db, jobId);
+	if (!job) throw new ContractError('NOT_FOUND', `no grant job ${jobId}`, 404);
+	if (job.state !== 'failed') throw new ContractError('INVALID_REQUEST', `the job is ${job.state}; only a failed job is resumed`, 409);
+	const latest = await latestStoredRoster(inbox.db);
+	if (latest?.rosterVersion !== job.rosterVersion) {
+		throw new ContractError(
+			'ROSTER_VERSION_CONFLICT',
+			`the job grants roster ${job.rosterVersion}; roster ${latest?.rosterVersion} replaced it`,
+			409
+		);
+	}
+	const now = new Date(inbox.now());
+	const reopened = await inbox.db.transaction(async (tx) => {
+		const updated = await reopenGrantJob(tx, jobId, now);
+		if (updated) await announceGrantProgress(tx, updated, now);
+		return updated;
+	});
+	if (!reopened) throw new ContractError('INVALID_REQUEST', 'the job was taken over by a newer roster', 409);
+	inbox.log.info('grant job resumed', { job: jobId, by: account.accountId });
+	inbox.grants.wake();
+	return json(grantJobView(reopened));
+});

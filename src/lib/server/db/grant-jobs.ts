@@ -1,0 +1,207 @@
+/**
+ * Grant jobs (contract 6.7: "open K, seal it for each new agent and upload via the agent-wraps
+ * endpoint"): one row per job with its progress, one row per conversation with its company wrap and a
+ * done mark, so a job survives a restart and never grants a conversation twice.
+ */
+import { randomBytes } from 'node:crypto';
+import { b64uEncode, type RosterAgent, type Wrap } from '../../crypto/index';
+import type { Queryable } from './database';
+
+export type GrantJobState = 'running' | 'done' | 'failed';
+
+export interface GrantJob {
+	jobId: string;
+	rosterVersion: number;
+	agents: RosterAgent[];
+	state: GrantJobState;
+	/** Every conversation of the service is listed into the job's items. */
+	listed: boolean;
+	listCursor: string | null;
+	total: number;
+	done: number;
+	failed: number;
+	startedAt: Date;
+	finishedAt: Date | null;
+	lastError: string | null;
+}
+
+export interface GrantItem {
+	conversationId: string;
+	wrapForCompany: Wrap;
+}
+
+interface JobRow {
+	job_id: string;
+	roster_version: number;
+	agents: RosterAgent[];
+	state: GrantJobState;
+	listed: boolean;
+	list_cursor: string | null;
+	total: number;
+	done: number;
+	failed: number;
+	started_at: Date;
+	finished_at: Date | null;
+	last_error: string | null;
+}
+
+const toJob = (row: JobRow): GrantJob => ({
+	jobId: row.job_id,
+	rosterVersion: row.roster_version,
+	agents: row.agents,
+	state: row.state,
+	listed: row.listed,
+	listCursor: row.list_cursor,
+	total: row.total,
+	done: row.done,
+	failed: row.failed,
+	startedAt: new Date(row.started_at),
+	finishedAt: row.finished_at ? new Date(row.finished_at) : null,
+	lastError: row.last_error
+});
+
+export function newGrantJobId(): string {
+	return `grj_${b64uEncode(randomBytes(12))}`;
+}
+
+export async function createGrantJob(
+	db: Queryable,
+	input: { jobId: string; rosterVersion: number; agents: RosterAgent[] },
+	now: Date
+): Promise<GrantJob> {
+	const [row] = await db.query<JobRow>(
+		`insert into grant_jobs (job_id, roster_version, agents, state, started_at, updated_at)
+		 values ($1, $2, $3, 'running', $4, $4) returning *`,
+		[input.jobId, input.rosterVersion, JSON.stringify(input.agents), now]
+	);
+	return toJob(row);
+}
+
+export async function getGrantJob(db: Queryable, jobId: string): Promise<GrantJob | undefined> {
+	const [row] = await db.query<JobRow>('select * from grant_jobs where job_id = $1', [jobId]);
+	return row && toJob(row);
+}
+
+/** Newest first. */
+export async function listGrantJobs(db: Queryable, limit = 50): Promise<GrantJob[]> {
+	return (await db.query<JobRow>('select * from grant_jobs order by started_at desc, job_id limit $1', [limit])).map(toJob);
+}
+
+export async function runningGrantJobs(db: Queryable): Promise<GrantJob[]> {
+	return (await db.query<JobRow>(`select * from grant_jobs where state = 'running' order by started_at`)).map(toJob);
+}
+
+/** Adds listed conversations (a conversation listed twice stays once) and moves the listing cursor. */
+export async function addGrantItems(
+	db: Queryable,
+	jobId: string,
+	items: readonly GrantItem[],
+	next: { cursor: string | null; listed: boolean },
+	now: Date
+): Promise<void> {
+	if (items.length) {
+		await db.query(
+			`insert into grant_job_items (job_id, conversation_id, wrap_for_company)
+			 select $1, conversation_id, wrap from unnest($2::text[], $3::jsonb[]) as i (conversation_id, wrap)
+			 on conflict do nothing`,
+			[jobId, items.map((item) => item.conversationId), items.map((item) => JSON.stringify(item.wrapForCompany))]
+		);
+	}
+	await db.query(
+		`update grant_jobs set list_cursor = $2, listed = $3, updated_at = $4,
+		 total = (select count(*) from grant_job_items where job_id = $1) where job_id = $1`,
+		[jobId, next.cursor, next.listed, now]
+	);
+}
+
+/** Up to `limit` conversations not yet granted, after `afterConversationId` (the caller's position). */
+export async function pendingGrantItems(db: Queryable, jobId: string, afterConversationId: string, limit: number): Promise<GrantItem[]> {
+	const rows = await db.query<{ conversation_id: string; wrap_for_company: Wrap }>(
+		`select conversation_id, wrap_for_company from grant_job_items
+		 where job_id = $1 and state = 'pending' and conversation_id > $2 order by conversation_id limit $3`,
+		[jobId, afterConversationId, limit]
+	);
+	return rows.map((row) => ({ conversationId: row.conversation_id, wrapForCompany: row.wrap_for_company }));
+}
+
+/** Marks conversations done or failed and counts them into the job, in the caller's transaction. */
+export async function settleGrantItems(
+	tx: Queryable,
+	jobId: string,
+	settled: readonly { conversationId: string; error: string | null }[],
+	now: Date
+): Promise<void> {
+	if (settled.length === 0) return;
+	await tx.query(
+		`update grant_job_items i set state = case when s.error is null then 'done' else 'failed' end, error = s.error
+		 from unnest($2::text[], $3::text[]) as s (conversation_id, error)
+		 where i.job_id = $1 and i.conversation_id = s.conversation_id and i.state = 'pending'`,
+		[jobId, settled.map((item) => item.conversationId), settled.map((item) => item.error)]
+	);
+	await tx.query(
+		`update grant_jobs set updated_at = $2,
+		 done = (select count(*) from grant_job_items where job_id = $1 and state = 'done'),
+		 failed = (select count(*) from grant_job_items where job_id = $1 and state = 'failed')
+		 where job_id = $1`,
+		[jobId, now]
+	);
+}
+
+export async function finishGrantJob(
+	db: Queryable,
+	jobId: string,
+	outcome: { state: 'done' | 'failed'; lastError: string | null },
+	now: Date
+): Promise<GrantJob | undefined> {
+	const [row] = await db.query<JobRow>(
+		`update grant_jobs set state = $2, last_error = coalesce($3, last_error), finished_at = $4, updated_at = $4
+		 where job_id = $1 returning *`,
+		[jobId, outcome.state, outcome.lastError, now]
+	);
+	return row && toJob(row);
+}
+
+/** A failed job runs again: its failed conversations are pending again (their old requests forgotten). */
+export async function reopenGrantJob(tx: Queryable, jobId: string, now: Date): Promise<GrantJob | undefined> {
+	await tx.query(
+		`delete from outgoing_operations where operation_key in (
+			select 'grant:' || job_id || ':' || conversation_id from grant_job_items where job_id = $1 and state = 'failed')`,
+		[jobId]
+	);
+	await tx.query(`update grant_job_items set state = 'pending', error = null where job_id = $1 and state = 'failed'`, [jobId]);
+	const [row] = await tx.query<JobRow>(
+		`update grant_jobs set state = 'running', failed = 0, finished_at = null, last_error = null, updated_at = $2
+		 where job_id = $1 and state = 'failed' and superseded_by is null returning *`,
+		[jobId, now]
+	);
+	return row && toJob(row);
+}
+
+/** Jobs of rosters before `rosterVersion` that did not grant everything and were not taken over yet. */
+export async function unfinishedGrantJobs(db: Queryable, rosterVersion: number): Promise<GrantJob[]> {
+	const rows = await db.query<JobRow>(
+		`select * from grant_jobs where roster_version < $1 and state <> 'done' and superseded_by is null order by started_at`,
+		[rosterVersion]
+	);
+	return rows.map(toJob);
+}
+
+/**
+ * Stops the unfinished jobs of older rosters (their uploads name a roster the service no longer takes);
+ * `by`, the newer roster's job, takes over their agents that are still in it. Returns the stopped jobs.
+ */
+export async function supersedeGrantJobs(tx: Queryable, rosterVersion: number, by: string | null, now: Date): Promise<GrantJob[]> {
+	const rows = await tx.query<JobRow>(
+		`update grant_jobs set state = 'failed', superseded_by = $2, finished_at = coalesce(finished_at, $3), updated_at = $3,
+		 last_error = 'superseded by roster ' || $1::text
+		 where roster_version < $1 and state <> 'done' and superseded_by is null
+		 returning *`,
+		[rosterVersion, by, now]
+	);
+	return rows.map(toJob);
+}
+
+/** The operation key of a conversation's upload in a job: one Idempotency-Key per (job, conversation). */
+export function grantOperationKey(jobId: string, conversationId: string): string {
+	return `grant:${jobId}:${conversationId}`;
+}

@@ -1,0 +1,209 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { newAgent, settledGrantJob, signedRoster, signingKeyOf } from '../../../../tests/support/admin-api';
+import { Customer } from '../../../../tests/support/customer';
+import { BACKENDS } from '../../../../tests/support/databases';
+import { InboxClient } from '../../../../tests/support/inbox-client';
+import { ADMIN, useStack } from '../../../../tests/support/integration';
+import { leaks } from '../../../../tests/support/secrets';
+import {
+	b64uDecode,
+	formatKeyFile,
+	generateEd25519KeyPair,
+	generateX25519KeyPair,
+	b64uEncode,
+	openConversationKey
+} from '../../crypto/index';
+
+// Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
+vi.setConfig({ testTimeout: 180_000 });
+
+describe.each(BACKENDS)('rosters, grants and the signing secret through the admin API on %s (contract 2.9, 6.7)', (backend) => {
+	const harness = useStack(backend);
+	const companyId = () => harness.stack().company.companyId;
+
+	it('a roster signed with signing.key is checked, uploaded, kept, and grants earlier conversations to its new agents only', async () => {
+		const admin = await harness.login(ADMIN);
+		const signingKey = await signingKeyOf(harness.stack());
+		const first = await newAgent(admin, 'early');
+		const invited = await first.client.post('/api/invites', {});
+		const earlier = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+
+		const overview = await admin.get('/api/admin/roster');
+		expect(overview.body.next).toMatchObject({ companyId: companyId() });
+		expect(overview.body.next.agents.map((agent: { agentKeyId: string }) => agent.agentKeyId)).toContain(first.agentKeyId);
+		const version = overview.body.next.rosterVersion;
+
+		const uploaded = await admin.post('/api/admin/roster', signedRoster(companyId(), version, [first.rosterEntry], signingKey));
+		expect(uploaded.status).toBe(201);
+		expect(uploaded.body.roster).toMatchObject({
+			rosterVersion: version,
+			agents: [{ agentKeyId: first.agentKeyId, accountId: first.accountId }]
+		});
+		expect(uploaded.body.grantJob).toMatchObject({ rosterVersion: version, agentKeyIds: [first.agentKeyId], state: 'running' });
+		const job = await settledGrantJob(admin, uploaded.body.grantJob.jobId);
+		expect(job).toMatchObject({ state: 'done', failed: 0 });
+		expect(job.done).toBeGreaterThanOrEqual(1);
+
+		// The earlier conversation now carries a wrap for the agent that opens to the same K as the company's.
+		const view = await first.client.get(`/api/conversations/${earlier.conversationId}`);
+		const [granted] = view.body.agentWraps;
+		expect(granted).toMatchObject({ agentKeyId: first.agentKeyId, rosterVersion: version });
+		const companyPair = {
+			secretKey: b64uDecode((await readFile(join(harness.stack().dataDir, 'keys', 'private.key'), 'utf8')).trim()),
+			publicKey: b64uDecode((await readFile(join(harness.stack().dataDir, 'keys', 'public.key'), 'utf8')).trim())
+		};
+		const atService = await admin.get(`/api/v1/conversations/${earlier.conversationId}`);
+		const k = openConversationKey(atService.body.wrapForCompany, earlier.conversationId, [companyPair]);
+		expect(openConversationKey(granted.wrap, earlier.conversationId, [first.keyPair])).toEqual(k);
+
+		// A second agent joins; the first is removed from the roster: only the second is granted, and a new
+		// conversation is sealed by the customer's app for the roster's agents only.
+		const second = await newAgent(admin, 'later');
+		const next = await admin.post('/api/admin/roster', signedRoster(companyId(), version + 1, [second.rosterEntry], signingKey));
+		expect(next.status).toBe(201);
+		expect(next.body.grantJob.agentKeyIds).toEqual([second.agentKeyId]);
+		await settledGrantJob(admin, next.body.grantJob.jobId);
+		const fresh = await Customer.redeem(harness.stack().simUrl, { link: (await admin.post('/api/invites', {})).body.link });
+		await expect
+			.poll(async () => (await second.client.get(`/api/conversations/${fresh.conversationId}`)).body.agentWraps?.length, {
+				timeout: 20_000
+			})
+			.toBe(1);
+		const wrapsAtService = await admin.get(`/api/v1/conversations/${fresh.conversationId}/agent-wraps`);
+		expect(wrapsAtService.body.wraps.map((wrap: { agentKeyId: string }) => wrap.agentKeyId)).toEqual([second.agentKeyId]);
+		expect((await first.client.get(`/api/conversations/${fresh.conversationId}`)).body.agentWraps).toEqual([]);
+
+		const history = (await admin.get('/api/admin/roster')).body;
+		expect(history.latest.rosterVersion).toBe(version + 1);
+		expect(history.history.map((roster: { rosterVersion: number }) => roster.rosterVersion).slice(0, 2)).toEqual([version + 1, version]);
+		const jobs = (await admin.get('/api/admin/grant-jobs')).body.data;
+		expect(jobs.map((listed: { jobId: string }) => listed.jobId)).toEqual(
+			expect.arrayContaining([uploaded.body.grantJob.jobId, next.body.grantJob.jobId])
+		);
+	});
+
+	it('refuses stale versions, other signers, more than 1000 agents, repeats and unknown fields, storing nothing', async () => {
+		const admin = await harness.login(ADMIN);
+		const signingKey = await signingKeyOf(harness.stack());
+		const agent = await newAgent(admin);
+		const before = (await admin.get('/api/admin/roster')).body;
+		const version = before.next.rosterVersion;
+		const serviceBefore = await admin.get('/api/v1/roster');
+		// Rosters the crypto core would not even sign: their checks come before the signature's.
+		const unsignable = (agents: unknown[]) => ({
+			rosterVersion: version,
+			issuedAt: '2026-11-22T10:00:00Z',
+			agents,
+			signature: b64uEncode(new Uint8Array(64))
+		});
+		const key = () => ({
+			agentKeyId: `agk_${b64uEncode(generateX25519KeyPair().publicKey).slice(0, 20)}`,
+			publicKey: b64uEncode(generateX25519KeyPair().publicKey)
+		});
+
+		const refusals: [unknown, number, string][] = [
+			[
+				signedRoster(companyId(), version - 1 < 1 ? version + 1 : version - 1, [agent.rosterEntry], signingKey),
+				409,
+				'ROSTER_VERSION_CONFLICT'
+			],
+			[signedRoster(companyId(), version + 1, [agent.rosterEntry], signingKey), 409, 'ROSTER_VERSION_CONFLICT'],
+			[signedRoster(companyId(), version, [agent.rosterEntry], generateEd25519KeyPair().secretKey), 400, 'SIGNATURE_INVALID'],
+			[signedRoster('cmp_otherCompany1', version, [agent.rosterEntry], signingKey), 400, 'SIGNATURE_INVALID'],
+			[unsignable(Array.from({ length: 1001 }, key)), 400, 'INVALID_INPUT'],
+			[unsignable([agent.rosterEntry, agent.rosterEntry]), 400, 'INVALID_INPUT'],
+			[unsignable([agent.rosterEntry, { ...key(), publicKey: agent.rosterEntry.publicKey }]), 400, 'INVALID_INPUT'],
+			[unsignable([{ agentKeyId: 'agent-1', publicKey: agent.rosterEntry.publicKey }]), 400, 'INVALID_INPUT'],
+			[{ ...signedRoster(companyId(), version, [agent.rosterEntry], signingKey), companyId: companyId() }, 400, 'INVALID_REQUEST'],
+			[
+				{ ...signedRoster(companyId(), version, [], signingKey), agents: [{ ...agent.rosterEntry, displayName: 'x' }] },
+				400,
+				'INVALID_REQUEST'
+			],
+			[
+				{ ...signedRoster(companyId(), version, [agent.rosterEntry], signingKey), issuedAt: '2026-11-22T10:00:00.000Z' },
+				400,
+				'INVALID_INPUT'
+			]
+		];
+		for (const [body, status, code] of refusals) {
+			const refused = await admin.post('/api/admin/roster', body);
+			expect([refused.status, refused.body.error?.code], JSON.stringify(body).slice(0, 200)).toEqual([status, code]);
+		}
+		const after = (await admin.get('/api/admin/roster')).body;
+		expect(after.history).toEqual(before.history);
+		expect((await admin.get('/api/v1/roster')).body).toEqual(serviceBefore.body);
+
+		// The proxy no longer forwards rosters or agent wraps: the server is the only path, and it verifies.
+		const proxied = await admin.post(
+			'/api/v1/roster',
+			signedRoster(companyId(), version, [agent.rosterEntry], generateEd25519KeyPair().secretKey)
+		);
+		expect([proxied.status, proxied.body.error.code]).toEqual([403, 'ROUTE_NOT_ALLOWED']);
+		const wraps = await admin.post('/api/v1/conversations/conv_x/agent-wraps', { rosterVersion: version, wraps: [] });
+		expect([wraps.status, wraps.body.error.code]).toEqual([403, 'ROUTE_NOT_ALLOWED']);
+		const agentTries = await agent.client.post('/api/admin/roster', signedRoster(companyId(), version, [agent.rosterEntry], signingKey));
+		expect([agentTries.status, agentTries.body.error.code]).toEqual([403, 'FORBIDDEN']);
+	});
+
+	it('refuses the signing secret in any body, spelt any way, on any route, before anything is stored or forwarded', async () => {
+		const admin = await harness.login(ADMIN);
+		const agent = await newAgent(admin, 'guard');
+		const secret = await signingKeyOf(harness.stack());
+		const seed = secret.subarray(0, 32);
+		const spellings = [
+			b64uEncode(secret),
+			formatKeyFile(secret),
+			Buffer.from(secret).toString('base64'),
+			Buffer.from(secret).toString('hex'),
+			`signing.key: ${b64uEncode(secret)}`,
+			b64uEncode(seed),
+			Buffer.from(seed).toString('hex').toUpperCase(),
+			Buffer.from(seed).toString('base64')
+		];
+		const accountsBefore = (await admin.get('/api/admin/accounts')).body.data.length;
+		const anonymous = new InboxClient(harness.stack().inbox.url);
+		for (const spelling of spellings) {
+			const attempts = [
+				admin.post('/api/admin/accounts', { username: 'leaky', displayName: spelling, role: 'agent', password: 'long enough password' }),
+				admin.post('/api/admin/roster', { ...signedRoster(companyId(), 1, [], secret), signingKey: spelling }),
+				admin.post('/api/admin/agent-invitations', { displayName: spelling, role: 'agent', validForHours: 1 }),
+				agent.client.request('PUT', '/api/agent-key', { agentKeyId: agent.agentKeyId, publicKey: spelling, replace: true }),
+				agent.client.post('/api/v1/messages', { conversationId: 'conv_x', contentType: 'text', encryption: { note: spelling } }),
+				agent.client.post('/api/invites', { [spelling]: true }),
+				anonymous.post('/api/session', { username: 'admin', password: spelling }),
+				anonymous.post('/api/join', { token: 'x'.repeat(43), username: 'leaky', password: spelling }),
+				admin.post('/api/admin/company-key/rotation/confirm', { toKeyVersion: 2, rotationSignature: spelling })
+			];
+			for (const refused of await Promise.all(attempts)) {
+				expect([refused.status, refused.body.error?.code], spelling).toEqual([400, 'SECRET_REFUSED']);
+			}
+		}
+		expect((await admin.get('/api/admin/accounts')).body.data.length).toBe(accountsBefore);
+		expect((await agent.client.get('/api/session')).body.account.agentPublicKey).toBe(agent.rosterEntry.publicKey);
+
+		// Nothing the inbox keeps (its database files and everything else outside keys/) holds the secret.
+		if (backend === 'PGlite') {
+			const files: string[] = [];
+			const walk = async (dir: string) => {
+				for (const name of await readdir(dir)) {
+					const path = join(dir, name);
+					if ((await stat(path)).isDirectory()) await walk(path);
+					else files.push(path);
+				}
+			};
+			for (const name of await readdir(harness.stack().dataDir)) {
+				if (name === 'keys') continue;
+				const path = join(harness.stack().dataDir, name);
+				if ((await stat(path)).isDirectory()) await walk(path);
+				else files.push(path);
+			}
+			for (const file of files) expect(leaks((await readFile(file)).toString('latin1'), secret), file).toEqual([]);
+		}
+		// The public half is public, and passes.
+		const pub = (await admin.get('/api/admin/signing-key')).body.publicKey;
+		expect((await admin.post('/api/admin/agent-invitations', { displayName: pub, role: 'agent', validForHours: 1 })).status).toBe(201);
+	});
+});

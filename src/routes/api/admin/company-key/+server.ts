@@ -1,0 +1,6 @@
+/** The company key, its previous versions and a pending rotation (contract 6.6). */
+import { getCompanyKey } from '$lib/server/api/admin-keys';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const GET = getCompanyKey;
+export const fallback = methodNotAllowed;

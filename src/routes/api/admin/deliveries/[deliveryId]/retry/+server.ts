@@ -1,0 +1,6 @@
+/** The retry operation of a delivery (contract 4). */
+import { postDeliveryRetry } from '$lib/server/api/admin-operations';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const POST = postDeliveryRetry;
+export const fallback = methodNotAllowed;

@@ -1,0 +1,6 @@
+/** Received webhook events and their processing state (contract 5.2). */
+import { getReceivedEvents } from '$lib/server/api/admin-operations';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const GET = getReceivedEvents;
+export const fallback = methodNotAllowed;

@@ -1,0 +1,7 @@
+/** The roster: latest, history, next, and the upload of one signed in the page (contract 6.7). */
+import { getRoster, postRoster } from '$lib/server/api/admin-roster';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const GET = getRoster;
+export const POST = postRoster;
+export const fallback = methodNotAllowed;

@@ -1,0 +1,6 @@
+/** The public half of the company signing key, `signing.pub` (docs/inbox-api.md "Administration"). */
+import { getSigningKey } from '$lib/server/api/admin-agents';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const GET = getSigningKey;
+export const fallback = methodNotAllowed;

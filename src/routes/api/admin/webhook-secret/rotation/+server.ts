@@ -1,0 +1,6 @@
+/** Webhook secret rotation with an overlap (contract 5.1 rule 4, 8). */
+import { postWebhookSecretRotation } from '$lib/server/api/admin-keys';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const POST = postWebhookSecretRotation;
+export const fallback = methodNotAllowed;

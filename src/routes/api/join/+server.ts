@@ -1,0 +1,6 @@
+/** Joining through an agent invitation link (docs/inbox-api.md "Administration"). */
+import { postJoin } from '$lib/server/api/admin-agents';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const POST = postJoin;
+export const fallback = methodNotAllowed;

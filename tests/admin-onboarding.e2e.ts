@@ -1,0 +1,78 @@
+/**
+ * Agent onboarding (issue 7 §1, §3, §4, §7; DESIGN flow 5): an admin invites a person, who joins with
+ * the one-time link and makes a key in their own browser; the admin reviews the roster's difference and
+ * signs it in the page; the simulated customer's app then seals new conversations for the new agent,
+ * who reads them, and the grant job gives them the conversations that started before they joined.
+ */
+import { adminTab, expect, importSigningKey, inviteThroughPage, joinWithLink, readyAdmin, signRoster } from './support/admin-e2e';
+import { messages, navLink, openConversation, screenshot, test, unlock } from './support/inbox-e2e';
+
+test('an invited agent joins and makes a key; the signed roster seals new conversations for them and grants the earlier ones', async ({
+	page,
+	inbox,
+	browser
+}) => {
+	const admin = await readyAdmin(page, inbox);
+	await importSigningKey(page, inbox);
+	// the admin reads conversations too: sign them in first, then a conversation starts before the new agent exists
+	await signRoster(page);
+	const earlier = await inbox.customer(await inbox.invite(admin));
+	await earlier.say('Written before Nora joined');
+
+	const url = await inviteThroughPage(page, 'Nora Agent');
+	expect(url).toMatch(new RegExp(`^${inbox.url}/join#t=[A-Za-z0-9_-]+$`));
+	const username = `nora-${Date.now().toString(36)}`;
+	const nora = await joinWithLink(browser, url, username);
+
+	// the link works once
+	const again = await browser.newPage();
+	await again.goto(url);
+	await again.getByLabel('Username').fill(`${username}-again`);
+	await again.getByLabel('Password', { exact: true }).fill('another long password');
+	await again.getByLabel('Repeat the password').fill('another long password');
+	await again.getByRole('button', { name: 'Join' }).click();
+	await expect(again.getByTestId('join-error')).toHaveAttribute('data-code', /^(INVITATION_EXPIRED|NOT_FOUND)$/);
+	await again.close();
+
+	// the admin sees her key, not yet in the roster, with the fingerprint her own page shows
+	await navLink(nora.page, 'Key').click();
+	const noraFingerprint = (await nora.page.getByTestId('agent-fingerprint').textContent()) as string;
+	const noraKeyId = (await nora.page.getByTestId('agent-key-id').textContent()) as string;
+	await adminTab(page, 'Agents');
+	await page.getByTestId('agents-refresh').click();
+	const row = page.locator(`[data-testid=agent-row][data-username="${username}"]`);
+	await expect(row.getByTestId('agent-key-id')).toHaveText(noraKeyId);
+	await expect(row.getByTestId('agent-fingerprint')).toHaveText(noraFingerprint);
+	await expect(row).toHaveAttribute('data-in-roster', 'false');
+	await expect(page.getByTestId('roster-out-of-step')).toBeVisible();
+	await screenshot(page, 'admin-agents');
+
+	// the roster page shows her as added, in the statement to sign
+	await adminTab(page, 'Roster');
+	await expect(page.getByTestId('roster-added').filter({ hasText: 'Nora Agent' })).toHaveAttribute('data-agent-key-id', noraKeyId);
+	await expect(page.getByTestId('roster-statement')).toContainText(`${noraKeyId}:`);
+	const version = await signRoster(page);
+	const grant = page.locator(`[data-testid=grant-job]`).first();
+	await expect(grant).toContainText(`Roster v${version}`);
+	await expect(grant).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+	expect(Number(await grant.getAttribute('data-done'))).toBeGreaterThanOrEqual(1);
+	await expect(page.getByTestId('roster-history').locator(`[data-roster-version="${version}"]`)).toBeVisible();
+	await screenshot(page, 'admin-roster');
+	await adminTab(page, 'Agents');
+	await expect(row).toHaveAttribute('data-in-roster', 'true');
+
+	// a new conversation: the customer's app sealed it for Nora, who reads it live
+	const customer = await inbox.customer(await inbox.invite(admin));
+	await customer.say('Hello Nora, this conversation is new');
+	await navLink(nora.page, 'Inbox').click();
+	await openConversation(nora.page, customer.conversationId);
+	await expect(messages(nora.page)).toContainText(['Hello Nora, this conversation is new']);
+
+	// the conversation from before she joined, granted by the server after the roster (the grant does not
+	// announce itself on the live stream yet, so her browser loads the list again)
+	await nora.page.reload();
+	await unlock(nora.page);
+	await openConversation(nora.page, earlier.conversationId);
+	await expect(messages(nora.page)).toContainText(['Written before Nora joined']);
+	await nora.page.context().close();
+});

@@ -1,0 +1,77 @@
+/**
+ * What the server's admin specs share (docs/inbox-api.md "Administration"): the stack's `signing.key`
+ * (read from its key files, as the admin's page would hold it), rosters signed with it, and agents made
+ * through the admin API, each with a real X25519 key registered as the browser's worker would.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+	b64uEncode,
+	formatIssuedAt,
+	generateX25519KeyPair,
+	initCrypto,
+	parseKeyFile,
+	signRoster,
+	type RosterAgent,
+	type X25519KeyPair
+} from '../../src/lib/crypto/index';
+import { InboxClient } from './inbox-client';
+import type { Stack } from './stack';
+
+export async function signingKeyOf(stack: Stack): Promise<Uint8Array> {
+	await initCrypto();
+	return parseKeyFile(await readFile(join(stack.dataDir, 'keys', 'signing.key'), 'utf8'), 64, 'signing.key');
+}
+
+/** The body of `POST /api/admin/roster` for `agents`, signed with `signingKey`. */
+export function signedRoster(companyId: string, rosterVersion: number, agents: readonly RosterAgent[], signingKey: Uint8Array) {
+	const roster = { companyId, rosterVersion, issuedAt: formatIssuedAt(new Date()), agents: [...agents] };
+	return { rosterVersion, issuedAt: roster.issuedAt, agents: roster.agents, signature: signRoster(roster, signingKey) };
+}
+
+export interface TestAgent {
+	client: InboxClient;
+	accountId: string;
+	username: string;
+	password: string;
+	agentKeyId: string;
+	keyPair: X25519KeyPair;
+	rosterEntry: RosterAgent;
+}
+
+let made = 0;
+
+/** A new agent account, logged in, with its own key registered. */
+export async function newAgent(admin: InboxClient, label = 'agent'): Promise<TestAgent> {
+	await initCrypto();
+	const n = ++made;
+	const username = `${label}${n}-${process.pid}`;
+	const password = `password of ${username}`;
+	const created = await admin.post('/api/admin/accounts', { username, displayName: `${label} ${n}`, role: 'agent', password });
+	if (created.status !== 201) throw new Error(`the account was not made: ${JSON.stringify(created.body)}`);
+	const client = await InboxClient.loggedIn(admin.url, username, password);
+	const keyPair = generateX25519KeyPair();
+	const agentKeyId = `agk_${b64uEncode(keyPair.publicKey).slice(0, 16)}`;
+	const registered = await client.request('PUT', '/api/agent-key', { agentKeyId, publicKey: b64uEncode(keyPair.publicKey) });
+	if (registered.status !== 200) throw new Error(`the key was not registered: ${JSON.stringify(registered.body)}`);
+	return {
+		client,
+		accountId: created.body.account.accountId,
+		username,
+		password,
+		agentKeyId,
+		keyPair,
+		rosterEntry: { agentKeyId, publicKey: b64uEncode(keyPair.publicKey) }
+	};
+}
+
+/** Waits until a grant job is no longer running and returns its view. */
+export async function settledGrantJob(admin: InboxClient, jobId: string, timeoutMs = 120_000): Promise<Record<string, unknown>> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const job = await admin.get(`/api/admin/grant-jobs/${jobId}`);
+		if (job.status === 200 && job.body.state !== 'running') return job.body;
+		if (Date.now() > deadline) throw new Error(`grant job ${jobId} still running: ${JSON.stringify(job.body)}`);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+}
