@@ -96,6 +96,7 @@ export interface PendingRotation {
 export interface CompanyKey {
 	keyVersion: number;
 	publicKey: string;
+	/** b64u (contract 2.2). */
 	fingerprint: string;
 	previousVersions: number[];
 	pending: PendingRotation | null;
@@ -104,6 +105,7 @@ export interface CompanyKey {
 export interface ConfirmedRotation {
 	keyVersion: number;
 	publicKey: string;
+	/** b64u (contract 2.2). */
 	fingerprint: string;
 	rotationSignature: string;
 	/** `entered`: the server entered it in the (simulated) portal; `manual`: the admin must. */
