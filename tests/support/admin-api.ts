@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import {
 	b64uEncode,
 	formatIssuedAt,
+	formatKeyFile,
 	generateX25519KeyPair,
 	initCrypto,
 	parseKeyFile,
@@ -17,6 +18,23 @@ import {
 } from '../../src/lib/crypto/index';
 import { InboxClient } from './inbox-client';
 import type { Stack } from './stack';
+
+/** The ways a careless client could send `signing.key` (64 bytes) or its seed (32): the server must refuse each. */
+export function signingSecretSpellings(secret: Uint8Array): string[] {
+	const seed = secret.subarray(0, 32);
+	const bytes = (value: Uint8Array, encoding: 'base64' | 'hex') => Buffer.from(value).toString(encoding);
+	return [
+		b64uEncode(secret),
+		formatKeyFile(secret),
+		bytes(secret, 'base64'),
+		bytes(secret, 'hex'),
+		bytes(secret, 'hex').toUpperCase(),
+		`signing.key: ${b64uEncode(secret)}, keep it safe`,
+		b64uEncode(seed),
+		bytes(seed, 'base64'),
+		bytes(seed, 'hex')
+	];
+}
 
 export async function signingKeyOf(stack: Stack): Promise<Uint8Array> {
 	await initCrypto();

@@ -86,7 +86,8 @@ export async function listReceivedEvents(inbox: Inbox, search: URLSearchParams) 
 			receivedAt: isoSeconds(row.received_at),
 			processedAt: row.processed_at ? isoSeconds(row.processed_at) : null
 		})),
-		nextBefore: rows.length > limit ? Number(page[page.length - 1].seq) : null
+		/** Pass as `before` for the next (older) page. */
+		nextCursor: rows.length > limit ? String(page[page.length - 1].seq) : null
 	};
 }
 

@@ -140,7 +140,7 @@ describe.each(BACKENDS)(
 			expect((await admin.get('/api/admin/events?state=nonsense')).status).toBe(400);
 			const paged = (await admin.get('/api/admin/events?limit=1')).body;
 			expect(paged.data).toHaveLength(1);
-			expect((await admin.get(`/api/admin/events?limit=1&before=${paged.nextBefore}`)).body.data[0].seq).toBeLessThan(paged.data[0].seq);
+			expect((await admin.get(`/api/admin/events?limit=1&before=${paged.nextCursor}`)).body.data[0].seq).toBeLessThan(paged.data[0].seq);
 
 			const trust = (await admin.get('/api/admin/trust')).body;
 			expect(trust.data.find((entry: { conversationId: string }) => entry.conversationId === customer.conversationId)).toMatchObject({

@@ -1,20 +1,13 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { newAgent, settledGrantJob, signedRoster, signingKeyOf } from '../../../../tests/support/admin-api';
+import { newAgent, settledGrantJob, signedRoster, signingKeyOf, signingSecretSpellings } from '../../../../tests/support/admin-api';
 import { Customer } from '../../../../tests/support/customer';
 import { BACKENDS } from '../../../../tests/support/databases';
 import { InboxClient } from '../../../../tests/support/inbox-client';
 import { ADMIN, useStack } from '../../../../tests/support/integration';
 import { leaks } from '../../../../tests/support/secrets';
-import {
-	b64uDecode,
-	formatKeyFile,
-	generateEd25519KeyPair,
-	generateX25519KeyPair,
-	b64uEncode,
-	openConversationKey
-} from '../../crypto/index';
+import { b64uDecode, generateEd25519KeyPair, generateX25519KeyPair, b64uEncode, openConversationKey } from '../../crypto/index';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 180_000 });
@@ -152,17 +145,7 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 		const admin = await harness.login(ADMIN);
 		const agent = await newAgent(admin, 'guard');
 		const secret = await signingKeyOf(harness.stack());
-		const seed = secret.subarray(0, 32);
-		const spellings = [
-			b64uEncode(secret),
-			formatKeyFile(secret),
-			Buffer.from(secret).toString('base64'),
-			Buffer.from(secret).toString('hex'),
-			`signing.key: ${b64uEncode(secret)}`,
-			b64uEncode(seed),
-			Buffer.from(seed).toString('hex').toUpperCase(),
-			Buffer.from(seed).toString('base64')
-		];
+		const spellings = signingSecretSpellings(secret);
 		const accountsBefore = (await admin.get('/api/admin/accounts')).body.data.length;
 		const anonymous = new InboxClient(harness.stack().inbox.url);
 		for (const spelling of spellings) {

@@ -1,0 +1,50 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { b64uEncode, generateEd25519KeyPair, generateX25519KeyPair, initCrypto, type Ed25519KeyPair } from '../../crypto/index';
+import { signingSecretSpellings } from '../../../../tests/support/admin-api';
+import { holdsSigningSecret, refuseSigningSecret } from './secret-guard';
+
+let signing: Ed25519KeyPair;
+
+beforeAll(async () => {
+	await initCrypto();
+	signing = generateEd25519KeyPair();
+});
+
+const request = (body: string) =>
+	new Request('http://inbox.test/api/x', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+describe('the signing secret never passes (contract 2.1; docs/inbox-api.md §12)', () => {
+	it('finds signing.key and its seed in every spelling, anywhere in a JSON value', () => {
+		for (const spelling of signingSecretSpellings(signing.secretKey)) {
+			for (const value of [spelling, { a: [1, { b: spelling }] }, { [spelling]: 1 }]) {
+				expect(holdsSigningSecret(value, signing.publicKey), JSON.stringify(value)).toBe(true);
+			}
+		}
+	});
+
+	it('lets public keys, signatures, other secrets and ordinary text through', () => {
+		const other = generateEd25519KeyPair();
+		const harmless = [
+			b64uEncode(signing.publicKey),
+			Buffer.from(signing.publicKey).toString('hex'),
+			b64uEncode(other.secretKey),
+			b64uEncode(other.secretKey.subarray(0, 32)),
+			b64uEncode(generateX25519KeyPair().secretKey),
+			b64uEncode(new Uint8Array(64)),
+			'x'.repeat(5000),
+			'hello, world'
+		];
+		for (const value of harmless) expect(holdsSigningSecret({ value }, signing.publicKey), value).toBe(false);
+	});
+
+	it('refuses a request body with 400 SECRET_REFUSED and leaves the body readable for the route', async () => {
+		const escaped = JSON.stringify({ key: Buffer.from(signing.secretKey).toString('base64') }).replaceAll('/', '\\/');
+		await expect(refuseSigningSecret(request(escaped), signing.publicKey)).rejects.toMatchObject({ code: 'SECRET_REFUSED', status: 400 });
+		await expect(refuseSigningSecret(request(`not json ${b64uEncode(signing.secretKey)}`), signing.publicKey)).rejects.toMatchObject({
+			code: 'SECRET_REFUSED'
+		});
+		const fine = request('{"displayName":"Ada"}');
+		await refuseSigningSecret(fine, signing.publicKey);
+		expect(await fine.json()).toEqual({ displayName: 'Ada' });
+	});
+});
