@@ -4,7 +4,7 @@
  * signed roster re-grants them the conversations they had.
  */
 import type { Page } from '@playwright/test';
-import { adminTab, expect, importSigningKey, readyAdmin, signRoster } from './support/admin-e2e';
+import { adminTab, agentWithKey, expect, signingAdmin, signRoster } from './support/admin-e2e';
 import { createKey, messages, openConversation, signIn, test, unlock } from './support/inbox-e2e';
 
 async function sessionStatus(page: Page): Promise<number> {
@@ -16,13 +16,8 @@ test('disable signs an agent out until enabled; a reset key is replaced by a new
 	inbox,
 	browser
 }) => {
-	const admin = await readyAdmin(page, inbox);
-	await importSigningKey(page, inbox);
-	const agent = await inbox.createAgent('forgetful');
-	const firstBrowser = await (await browser.newContext()).newPage();
-	await signIn(firstBrowser, agent);
-	await createKey(firstBrowser);
-	const oldKeyId = (await inbox.account(agent.username)).agentKeyId as string;
+	const admin = await signingAdmin(page, inbox);
+	const { agent, page: firstBrowser, agentKeyId: oldKeyId } = await agentWithKey(browser, inbox, 'forgetful');
 	await signRoster(page);
 	const customer = await inbox.customer(await inbox.invite(admin));
 	await customer.say('Before the key was lost');

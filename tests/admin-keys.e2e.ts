@@ -6,8 +6,8 @@
  * in flight (retried from the operations page), nor one after a restart of the inbox.
  */
 import { fingerprintFromB64u } from '../src/lib/client/format';
-import { adminTab, expect, importSigningKey, readyAdmin, signRoster } from './support/admin-e2e';
-import { createKey, messages, navLink, openConversation, screenshot, signIn, test, unlock } from './support/inbox-e2e';
+import { adminTab, agentWithKey, expect, signingAdmin, signRoster } from './support/admin-e2e';
+import { messages, navLink, openConversation, screenshot, test, unlock } from './support/inbox-e2e';
 
 const simCompany = async (simUrl: string, companyId: string) => (await fetch(`${simUrl}/_sim/companies/${companyId}`)).json();
 
@@ -17,8 +17,7 @@ test('company key rotation: signed in the page, entered in the portal; old conve
 	browser
 }) => {
 	const { companyId } = inbox.stack.company;
-	const admin = await readyAdmin(page, inbox);
-	await importSigningKey(page, inbox);
+	const admin = await signingAdmin(page, inbox);
 	await signRoster(page);
 	const old = await inbox.customer(await inbox.invite(admin));
 	await old.say('Sealed for the old company key');
@@ -60,10 +59,7 @@ test('company key rotation: signed in the page, entered in the portal; old conve
 	await expect(messages(page)).toContainText(['Sealed for the old company key']);
 
 	// the server still opens the old conversation's key with the previous company key: a new agent is granted it
-	const late = await inbox.createAgent('late');
-	const latePage = await (await browser.newContext()).newPage();
-	await signIn(latePage, late);
-	await createKey(latePage);
+	const { page: latePage } = await agentWithKey(browser, inbox, 'late');
 	await signRoster(page);
 	await expect(page.getByTestId('grant-job').first()).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
 	await latePage.reload();
@@ -78,8 +74,7 @@ test('webhook secret rotation loses no event: one held back during it is retried
 	inbox
 }) => {
 	const { companyId } = inbox.stack.company;
-	const admin = await readyAdmin(page, inbox);
-	await importSigningKey(page, inbox);
+	const admin = await signingAdmin(page, inbox);
 	await signRoster(page);
 	const customer = await inbox.customer(await inbox.invite(admin));
 	await customer.say('Before the rotation');

@@ -4,7 +4,7 @@
  * signs it in the page; the simulated customer's app then seals new conversations for the new agent,
  * who reads them, and the grant job gives them the conversations that started before they joined.
  */
-import { adminTab, expect, importSigningKey, inviteThroughPage, joinWithLink, readyAdmin, signRoster } from './support/admin-e2e';
+import { adminTab, expect, inviteThroughPage, joinWithLink, signingAdmin, signRoster } from './support/admin-e2e';
 import { messages, navLink, openConversation, screenshot, test, unlock } from './support/inbox-e2e';
 
 test('an invited agent joins and makes a key; the signed roster seals new conversations for them and grants the earlier ones', async ({
@@ -12,8 +12,7 @@ test('an invited agent joins and makes a key; the signed roster seals new conver
 	inbox,
 	browser
 }) => {
-	const admin = await readyAdmin(page, inbox);
-	await importSigningKey(page, inbox);
+	const admin = await signingAdmin(page, inbox);
 	// the admin reads conversations too: sign them in first, then a conversation starts before the new agent exists
 	await signRoster(page);
 	const earlier = await inbox.customer(await inbox.invite(admin));

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { formatIssuedAt, generateEd25519KeyPair, initCrypto, parseKeyFile, signRoster as signWithKey } from '../src/lib/crypto/index';
-import { adminTab, expect, importSigningKey, readyAdmin, signingKeyPath, signRoster, unlockSigningKey } from './support/admin-e2e';
-import { createKey, signIn, test, unlock } from './support/inbox-e2e';
+import { adminTab, agentWithKey, expect, signingAdmin, signingKeyPath, signRoster, unlockSigningKey } from './support/admin-e2e';
+import { test, unlock } from './support/inbox-e2e';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the API's JSON answers are read loosely; the tests assert on them */
 
@@ -39,13 +39,8 @@ test('a removed agent gets no wrap for a new conversation; the page says deliver
 	inbox,
 	browser
 }) => {
-	const admin = await readyAdmin(page, inbox);
-	await importSigningKey(page, inbox);
-	const leaver = await inbox.createAgent('leaver');
-	const leaverPage = await (await browser.newContext()).newPage();
-	await signIn(leaverPage, leaver);
-	await createKey(leaverPage);
-	const leaverKeyId = (await inbox.account(leaver.username)).agentKeyId as string;
+	const admin = await signingAdmin(page, inbox);
+	const { agent: leaver, page: leaverPage, agentKeyId: leaverKeyId } = await agentWithKey(browser, inbox, 'leaver');
 	await signRoster(page);
 
 	const before = await inbox.customer(await inbox.invite(admin));
@@ -79,8 +74,7 @@ test('a roster signed with another key, with a stale version or carrying the sig
 	inbox
 }) => {
 	await initCrypto();
-	await readyAdmin(page, inbox);
-	await importSigningKey(page, inbox);
+	await signingAdmin(page, inbox);
 	const accepted = await signRoster(page);
 
 	const overview = (await fromPage(page, 'GET', '/api/admin/roster')).body;

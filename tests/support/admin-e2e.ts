@@ -40,6 +40,26 @@ export async function readyAdmin(page: Page, inbox: InboxStack, label = 'admin')
 	return admin;
 }
 
+/** A new admin signed in here with their agent key, and the company's signing key imported into this browser. */
+export async function signingAdmin(page: Page, inbox: InboxStack): Promise<AccountSpec & { accountId: string }> {
+	const admin = await readyAdmin(page, inbox);
+	await importSigningKey(page, inbox);
+	return admin;
+}
+
+/** A new agent signed in with a key made in a browser of their own (not yet in a roster). */
+export async function agentWithKey(
+	browser: Browser,
+	inbox: InboxStack,
+	label: string
+): Promise<{ agent: AccountSpec; page: Page; agentKeyId: string }> {
+	const agent = await inbox.createAgent(label);
+	const page = await (await browser.newContext()).newPage();
+	await signIn(page, agent);
+	await createKey(page);
+	return { agent, page, agentKeyId: (await inbox.account(agent.username)).agentKeyId as string };
+}
+
 export function signingKeyPath(inbox: InboxStack): string {
 	return join(inbox.stack.dataDir, 'keys', 'signing.key');
 }
