@@ -29,7 +29,7 @@ import {
 } from '../db/grant-jobs';
 import { appendLiveEvent } from '../db/live-events';
 import { storeAgentWrapsOfConversations } from '../db/messages';
-import { completeOperations, loadOrCreateOperations } from '../db/operations';
+import { completeOperations, loadOrCreateOperations, type StoredOperation } from '../db/operations';
 import type { CompanyKeys } from '../keys/files';
 import { errorText } from '../log';
 import { isTransientFailure, operationSettled } from '../upstream/client';
@@ -83,6 +83,15 @@ const STALE_ROSTER_CODES = new Set(['ROSTER_VERSION_CONFLICT', 'AGENT_NOT_IN_ROS
 interface PreparedUpload {
 	item: GrantItem;
 	request: V1Request<{ conversationId: string; stored: number }>;
+}
+
+interface PreparedBatch {
+	/** The last conversation id read: the next batch starts after it. */
+	last: string;
+	prepared: PreparedUpload[];
+	operations: Map<string, StoredOperation>;
+	/** Conversations already settled while sealing (a wrap that does not open). */
+	settled: { conversationId: string; error: string | null }[];
 }
 
 export class GrantRunner {
@@ -180,19 +189,27 @@ export class GrantRunner {
 		return (await getGrantJob(this.options.db, job.jobId)) as GrantJob;
 	}
 
-	/** Grants every pending conversation; returns why it stopped early, or null. */
+	/**
+	 * Grants every pending conversation; returns why it stopped early, or null. The next batch is read,
+	 * sealed and stored while the current one uploads, so the service is never left waiting on the database.
+	 */
 	private async grantPending(job: GrantJob): Promise<string | null> {
 		const keys = await this.options.companyKeys();
 		const keyPairs = [keys.current, ...keys.previous];
 		const agents = job.agents.map((agent) => ({ agentKeyId: agent.agentKeyId, publicKey: b64uDecode(agent.publicKey, 'publicKey') }));
-		let position = '';
-		for (;;) {
-			if (this.stopping) return null;
-			const items = await pendingGrantItems(this.options.db, job.jobId, position, this.batchSize);
-			if (items.length === 0) return null;
-			position = items[items.length - 1].conversationId;
-			const stopped = await this.grantBatch(job, items, (item) => this.sealFor(job, item, keyPairs, agents));
-			if (stopped) return stopped;
+		const seal = (item: GrantItem) => this.sealFor(job, item, keyPairs, agents);
+		let upcoming = this.prepareBatch(job, '', seal);
+		try {
+			for (;;) {
+				const batch = await upcoming;
+				if (!batch || this.stopping) return null;
+				upcoming = this.prepareBatch(job, batch.last, seal);
+				const stopped = await this.uploadBatch(job, batch);
+				if (stopped) return stopped;
+			}
+		} finally {
+			// Nothing of the job may still touch the database once it returns (the server may be closing it).
+			await upcoming.catch(() => null);
 		}
 	}
 
@@ -220,10 +237,11 @@ export class GrantRunner {
 		}
 	}
 
-	/** Seals, stores the requests, uploads with bounded concurrency, then marks the batch in one transaction. */
-	private async grantBatch(job: GrantJob, items: GrantItem[], seal: (item: GrantItem) => PreparedUpload): Promise<string | null> {
-		const { db, upstream } = this.options;
-		const settled: { conversationId: string; error: string | null }[] = [];
+	/** The next conversations after `after`, sealed, with their requests stored before any is sent. */
+	private async prepareBatch(job: GrantJob, after: string, seal: (item: GrantItem) => PreparedUpload): Promise<PreparedBatch | null> {
+		const items = await pendingGrantItems(this.options.db, job.jobId, after, this.batchSize);
+		if (items.length === 0) return null;
+		const settled: PreparedBatch['settled'] = [];
 		const prepared: PreparedUpload[] = [];
 		for (const item of items) {
 			try {
@@ -233,7 +251,7 @@ export class GrantRunner {
 			}
 		}
 		const operations = await loadOrCreateOperations(
-			db,
+			this.options.db,
 			prepared.map(({ item, request }) => ({
 				operationKey: grantOperationKey(job.jobId, item.conversationId),
 				method: request.method,
@@ -242,6 +260,13 @@ export class GrantRunner {
 			})),
 			new Date(this.options.now())
 		);
+		return { last: items[items.length - 1].conversationId, prepared, operations, settled };
+	}
+
+	/** Uploads a prepared batch with bounded concurrency, then marks it in one transaction. */
+	private async uploadBatch(job: GrantJob, batch: PreparedBatch): Promise<string | null> {
+		const { db, upstream } = this.options;
+		const { prepared, operations, settled } = batch;
 		const completed: { operationKey: string; status: number }[] = [];
 		const granted: { conversationId: string; agentKeyId: string; rosterVersion: number; wrap: Wrap }[] = [];
 		let stoppedBy: string | null = null;

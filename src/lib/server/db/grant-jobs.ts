@@ -132,18 +132,18 @@ export async function settleGrantItems(
 	now: Date
 ): Promise<void> {
 	if (settled.length === 0) return;
+	// Counted from the marks this statement made (a mark already made is not counted twice).
 	await tx.query(
-		`update grant_job_items i set state = case when s.error is null then 'done' else 'failed' end, error = s.error
-		 from unnest($2::text[], $3::text[]) as s (conversation_id, error)
-		 where i.job_id = $1 and i.conversation_id = s.conversation_id and i.state = 'pending'`,
-		[jobId, settled.map((item) => item.conversationId), settled.map((item) => item.error)]
-	);
-	await tx.query(
-		`update grant_jobs set updated_at = $2,
-		 done = (select count(*) from grant_job_items where job_id = $1 and state = 'done'),
-		 failed = (select count(*) from grant_job_items where job_id = $1 and state = 'failed')
+		`with marked as (
+			update grant_job_items i set state = case when s.error is null then 'done' else 'failed' end, error = s.error
+			from unnest($2::text[], $3::text[]) as s (conversation_id, error)
+			where i.job_id = $1 and i.conversation_id = s.conversation_id and i.state = 'pending'
+			returning i.state)
+		 update grant_jobs set updated_at = $4,
+			done = done + (select count(*) from marked where state = 'done'),
+			failed = failed + (select count(*) from marked where state = 'failed')
 		 where job_id = $1`,
-		[jobId, now]
+		[jobId, settled.map((item) => item.conversationId), settled.map((item) => item.error), now]
 	);
 }
 
