@@ -5,7 +5,7 @@
  * who reads them, and the grant job gives them the conversations that started before they joined.
  */
 import { adminTab, expect, inviteThroughPage, joinWithLink, signingAdmin, signRoster } from './support/admin-e2e';
-import { messages, navLink, openConversation, screenshot, test, unlock } from './support/inbox-e2e';
+import { ADMIN, messages, navLink, openConversation, screenshot, test, unlock } from './support/inbox-e2e';
 
 test('an invited agent joins and makes a key; the signed roster seals new conversations for them and grants the earlier ones', async ({
 	page,
@@ -21,6 +21,15 @@ test('an invited agent joins and makes a key; the signed roster seals new conver
 	const url = await inviteThroughPage(page, 'Nora Agent');
 	expect(url).toMatch(new RegExp(`^${inbox.url}/join#t=[A-Za-z0-9_-]+$`));
 	const username = `nora-${Date.now().toString(36)}`;
+	// a taken username is refused and leaves the link usable
+	const first = await browser.newPage();
+	await first.goto(url);
+	await first.getByLabel('Username').fill(ADMIN.username);
+	await first.getByLabel('Password', { exact: true }).fill('a long enough password');
+	await first.getByLabel('Repeat the password').fill('a long enough password');
+	await first.getByRole('button', { name: 'Join' }).click();
+	await expect(first.getByTestId('join-error')).toHaveAttribute('data-code', 'ALREADY_EXISTS');
+	await first.close();
 	const nora = await joinWithLink(browser, url, username);
 
 	// the link works once

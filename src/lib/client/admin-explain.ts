@@ -12,6 +12,7 @@ const ADMIN_PROBLEMS: Record<string, string> = {
 	SIGNATURE_INVALID: "The signature does not verify with the company's signing.pub. Nothing was uploaded or changed.",
 	SECRET_REFUSED: 'The server refuses to receive a signing secret. It must stay in your browser; nothing was stored.',
 	INVITATION_EXPIRED: 'This invitation has expired or was already used. Ask an admin for a new one.',
+	ALREADY_EXISTS: 'That username is taken: choose another. The invitation still works.',
 	MANUAL_STEP_REQUIRED: 'The service is not the simulator: this step must be done by hand in the service portal (see the README).',
 	AGENT_NOT_IN_ROSTER: 'That agent is not in the current roster; sign a roster that contains them first.',
 	FORBIDDEN: 'This page is for admins only.',

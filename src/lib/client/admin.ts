@@ -121,9 +121,12 @@ export interface WebhookSecretRotation {
 export type Delivery = DeliveryRecord;
 
 export interface ReceivedEvent {
+	seq: number;
 	eventId: string;
 	type: string;
-	state: string;
+	state: 'received' | 'processed' | 'failed';
+	/** Its data failed validation: set aside, never retried (docs/contract-gaps.md §14). */
+	rejected: boolean;
 	attempts: number;
 	lastError: string | null;
 	receivedAt: string;
@@ -190,10 +193,11 @@ export const rotateWebhookSecret = () => api<WebhookSecretRotation>('POST', `${A
 export const listDeliveries = (status: Delivery['status'] | null) =>
 	api<{ data: Delivery[]; nextCursor: string | null }>('GET', `${ADMIN}/deliveries${query({ status })}`);
 
-export const retryDelivery = (deliveryId: string) =>
-	api<Delivery>('POST', `${ADMIN}/deliveries/${segment(deliveryId)}/retry`, { body: {} });
+/** One retry operation per click: a repeated request (a lost answer) does not make a second attempt. */
+export const retryDelivery = (deliveryId: string, idempotencyKey: string) =>
+	api<Delivery>('POST', `${ADMIN}/deliveries/${segment(deliveryId)}/retry`, { body: {}, idempotencyKey });
 
 export const listReceivedEvents = (input: { state?: string | null; limit?: number; before?: string | null } = {}) =>
-	api<{ data: ReceivedEvent[]; nextCursor?: string | null }>('GET', `${ADMIN}/events${query(input)}`);
+	api<{ data: ReceivedEvent[]; nextCursor: string | null }>('GET', `${ADMIN}/events${query(input)}`);
 
 export const getTrust = () => api<{ data: TrustRow[]; counts: Record<string, number> }>('GET', `${ADMIN}/trust`);
