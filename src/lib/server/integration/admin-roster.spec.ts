@@ -6,6 +6,7 @@ import { Customer } from '../../../../tests/support/customer';
 import { BACKENDS } from '../../../../tests/support/databases';
 import { InboxClient } from '../../../../tests/support/inbox-client';
 import { ADMIN, useStack } from '../../../../tests/support/integration';
+import { publishRoster } from '../../../cli/demo/roster';
 import { leaks } from '../../../../tests/support/secrets';
 import { b64uDecode, generateEd25519KeyPair, generateX25519KeyPair, b64uEncode, openConversationKey } from '../../crypto/index';
 
@@ -74,6 +75,31 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 		const jobs = (await admin.get('/api/admin/grant-jobs')).body.data;
 		expect(jobs.map((listed: { jobId: string }) => listed.jobId)).toEqual(
 			expect.arrayContaining([uploaded.body.grantJob.jobId, next.body.grantJob.jobId])
+		);
+	});
+
+	it('takes a roster uploaded to the service by another tool (the demo launcher) into the history, and signs on after it', async () => {
+		const admin = await harness.login(ADMIN);
+		const agent = await newAgent(admin, 'demo');
+		const before = (await admin.get('/api/admin/roster')).body.next.rosterVersion;
+		const published = await publishRoster(harness.stack().company, join(harness.stack().dataDir, 'keys', 'signing.key'), [
+			agent.rosterEntry
+		]);
+		expect(published.rosterVersion).toBe(before);
+		const overview = (await admin.get('/api/admin/roster')).body;
+		expect(overview.latest).toMatchObject({
+			rosterVersion: before,
+			uploadedBy: null,
+			agents: [{ agentKeyId: agent.agentKeyId, accountId: agent.accountId }]
+		});
+		expect(overview.history[0].rosterVersion).toBe(before);
+		expect(overview.next.rosterVersion).toBe(before + 1);
+		expect(
+			(await admin.get('/api/admin/agents')).body.data.find((entry: { accountId: string }) => entry.accountId === agent.accountId).inRoster
+		).toBe(true);
+		const signingKey = await signingKeyOf(harness.stack());
+		expect((await admin.post('/api/admin/roster', signedRoster(companyId(), before + 1, [agent.rosterEntry], signingKey))).status).toBe(
+			201
 		);
 	});
 
