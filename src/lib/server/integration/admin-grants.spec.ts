@@ -4,6 +4,7 @@ import { simControl } from '../../../../tests/support/customer';
 import { BACKENDS } from '../../../../tests/support/databases';
 import { InboxClient } from '../../../../tests/support/inbox-client';
 import { ADMIN, useStack } from '../../../../tests/support/integration';
+import { b64uDecode, b64uEncode, generateX25519KeyPair, signRotation } from '../../crypto/index';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 300_000 });
@@ -53,5 +54,71 @@ describe.each(BACKENDS)('grant jobs survive a crash on %s (contract 6.7; docs/in
 		expect(ofSeeded.length).toBe(CONVERSATIONS);
 		expect(ofSeeded.filter((entry) => entry.uploads !== 1)).toEqual([]);
 		expect(ofSeeded.every((entry) => entry.agentKeyIds.length === 1 && entry.agentKeyIds[0] === agent.agentKeyId)).toBe(true);
+	});
+
+	it('a newer roster takes over the agents of an unfinished grant; only a failed job of the latest roster resumes', async () => {
+		const stack = harness.stack();
+		const { companyId } = stack.company;
+		await simControl(stack.simUrl).control('POST', `/_sim/companies/${companyId}/conversations`, { count: 1_000 });
+		const admin = await harness.login(ADMIN);
+		const signingKey = await signingKeyOf(stack);
+		const [first, second] = [await newAgent(admin, 'first'), await newAgent(admin, 'second')];
+		const version = (await admin.get('/api/admin/roster')).body.next.rosterVersion;
+		const older = (await admin.post('/api/admin/roster', signedRoster(companyId, version, [first.rosterEntry], signingKey))).body.grantJob;
+		const newer = await admin.post(
+			'/api/admin/roster',
+			signedRoster(companyId, version + 1, [first.rosterEntry, second.rosterEntry], signingKey)
+		);
+		expect(newer.body.grantJob.agentKeyIds.sort()).toEqual([first.agentKeyId, second.agentKeyId].sort());
+		expect((await admin.get(`/api/admin/grant-jobs/${older.jobId}`)).body).toMatchObject({
+			state: 'failed',
+			lastError: `superseded by roster ${version + 1}`
+		});
+		expect(await settledGrantJob(admin, newer.body.grantJob.jobId)).toMatchObject({ state: 'done', failed: 0 });
+
+		const stale = await admin.post(`/api/admin/grant-jobs/${older.jobId}/resume`, {});
+		expect([stale.status, stale.body.error.code]).toEqual([409, 'ROSTER_VERSION_CONFLICT']);
+		const finished = await admin.post(`/api/admin/grant-jobs/${newer.body.grantJob.jobId}/resume`, {});
+		expect([finished.status, finished.body.error.code]).toEqual([409, 'INVALID_REQUEST']);
+		expect((await admin.get('/api/admin/grant-jobs/grj_unknown')).status).toBe(404);
+	});
+
+	it('conversations whose key the inbox cannot open fail the job; resuming tries them again', async () => {
+		const stack = harness.stack();
+		const { companyId } = stack.company;
+		const sim = simControl(stack.simUrl);
+		// The portal gets a company key the inbox never had (a rotation done elsewhere): what is sealed for it cannot be opened here.
+		const company = (await sim.control('GET', `/_sim/companies/${companyId}`)).body;
+		const foreign = generateX25519KeyPair();
+		const signingKey = await signingKeyOf(stack);
+		const rotation = {
+			companyId,
+			fromKeyVersion: company.keyVersion,
+			fromPublicKey: b64uDecode(company.publicKey),
+			toKeyVersion: company.keyVersion + 1,
+			toPublicKey: foreign.publicKey
+		};
+		const rotated = await sim.control('POST', `/_sim/companies/${companyId}/keys/rotate`, {
+			publicKey: b64uEncode(foreign.publicKey),
+			keyVersion: rotation.toKeyVersion,
+			rotationSignature: signRotation(rotation, signingKey)
+		});
+		expect(rotated.status).toBe(200);
+		const unreadable = (await sim.control('POST', `/_sim/companies/${companyId}/conversations`, { count: 3 })).body.conversationIds;
+
+		const admin = await harness.login(ADMIN);
+		const agent = await newAgent(admin, 'partial');
+		const version = (await admin.get('/api/admin/roster')).body.next.rosterVersion;
+		const { grantJob } = (await admin.post('/api/admin/roster', signedRoster(companyId, version, [agent.rosterEntry], signingKey))).body;
+		const failed = await settledGrantJob(admin, grantJob.jobId);
+		expect(failed).toMatchObject({ state: 'failed', failed: 3, lastError: '3 conversations could not be granted' });
+		expect(failed.done).toBe((failed.total as number) - 3);
+		const uploads = (await sim.control('GET', `/_sim/companies/${companyId}/agent-wrap-uploads`)).body.data as { conversationId: string }[];
+		expect(uploads.filter((entry) => unreadable.includes(entry.conversationId))).toEqual([]);
+
+		const resumed = await admin.post(`/api/admin/grant-jobs/${grantJob.jobId}/resume`, {});
+		expect(resumed.status).toBe(200);
+		expect(resumed.body).toMatchObject({ state: 'running', failed: 0 });
+		expect(await settledGrantJob(admin, grantJob.jobId)).toMatchObject({ state: 'failed', failed: 3, done: failed.done });
 	});
 });
