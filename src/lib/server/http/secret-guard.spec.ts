@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { b64uEncode, generateEd25519KeyPair, generateX25519KeyPair, initCrypto, type Ed25519KeyPair } from '../../crypto/index';
 import { signingSecretSpellings } from '../../../../tests/support/admin-api';
-import { holdsSigningSecret, refuseSigningSecret } from './secret-guard';
+import { holdsSigningSecret, MAX_SEEDS_CHECKED, refuseSigningSecret } from './secret-guard';
 
 let signing: Ed25519KeyPair;
 
@@ -46,5 +46,16 @@ describe('the signing secret never passes (contract 2.1; docs/inbox-api.md §12)
 		const fine = request('{"displayName":"Ada"}');
 		await refuseSigningSecret(fine, signing.publicKey);
 		expect(await fine.json()).toEqual({ displayName: 'Ada' });
+	});
+
+	it('refuses a body that would make it derive more keys than a full roster needs', async () => {
+		const seeds = Array.from({ length: MAX_SEEDS_CHECKED + 1 }, (_, i) =>
+			b64uEncode(new Uint8Array(32).fill(i % 256, 0, 1).fill(i >> 8, 1, 2))
+		);
+		await expect(refuseSigningSecret(request(JSON.stringify({ seeds })), signing.publicKey)).rejects.toMatchObject({
+			code: 'INVALID_REQUEST'
+		});
+		const roster = { agents: Array.from({ length: 1000 }, () => ({ publicKey: b64uEncode(generateX25519KeyPair().publicKey) })) };
+		await refuseSigningSecret(request(JSON.stringify(roster)), signing.publicKey);
 	});
 });

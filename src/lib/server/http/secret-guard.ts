@@ -23,29 +23,49 @@ function decodings(token: string): Uint8Array[] {
 	return found;
 }
 
-function isSigningSecret(bytes: Uint8Array, signingPublicKey: Uint8Array): boolean {
-	if (bytes.length === 64) return constantTimeEqual(bytes.subarray(32), signingPublicKey);
-	if (bytes.length !== 32 || constantTimeEqual(bytes, signingPublicKey)) return false;
-	return constantTimeEqual(ed25519KeyPairFromSeed(bytes).publicKey, signingPublicKey);
-}
+/**
+ * Seeds checked per request: a roster's 1,000 public keys fit; a body stuffed with 32-byte values to
+ * make the server derive keys (before any session check) does not.
+ */
+export const MAX_SEEDS_CHECKED = 4096;
 
-function textHoldsSecret(text: string, signingPublicKey: Uint8Array): boolean {
-	for (const match of text.matchAll(CANDIDATE)) {
-		for (const bytes of decodings(match[0])) if (isSigningSecret(bytes, signingPublicKey)) return true;
+/** Checks candidates against `signing.pub`, counting the Ed25519 derivations they cost. */
+class SecretScanner {
+	private seeds = 0;
+	/** Tokens already checked: the raw text and the parsed value spell most of them twice. */
+	private readonly seen = new Set<string>();
+
+	constructor(private readonly signingPublicKey: Uint8Array) {}
+
+	private isSigningSecret(bytes: Uint8Array): boolean {
+		if (bytes.length === 64) return constantTimeEqual(bytes.subarray(32), this.signingPublicKey);
+		if (bytes.length !== 32 || constantTimeEqual(bytes, this.signingPublicKey)) return false;
+		if (++this.seeds > MAX_SEEDS_CHECKED) {
+			throw new ContractError('INVALID_REQUEST', `the body holds more than ${MAX_SEEDS_CHECKED} key-like values`, 400);
+		}
+		return constantTimeEqual(ed25519KeyPairFromSeed(bytes).publicKey, this.signingPublicKey);
 	}
-	return false;
+
+	text(text: string): boolean {
+		for (const [token] of text.matchAll(CANDIDATE)) {
+			if (this.seen.has(token)) continue;
+			this.seen.add(token);
+			for (const bytes of decodings(token)) if (this.isSigningSecret(bytes)) return true;
+		}
+		return false;
+	}
+
+	value(value: unknown): boolean {
+		if (typeof value === 'string') return this.text(value);
+		if (Array.isArray(value)) return value.some((item) => this.value(item));
+		if (typeof value === 'object' && value !== null) return Object.entries(value).some(([key, item]) => this.text(key) || this.value(item));
+		return false;
+	}
 }
 
 /** Whether any string (value or key) of a JSON value holds the signing secret. */
 export function holdsSigningSecret(value: unknown, signingPublicKey: Uint8Array): boolean {
-	if (typeof value === 'string') return textHoldsSecret(value, signingPublicKey);
-	if (Array.isArray(value)) return value.some((item) => holdsSigningSecret(item, signingPublicKey));
-	if (typeof value === 'object' && value !== null) {
-		return Object.entries(value).some(
-			([key, item]) => textHoldsSecret(key, signingPublicKey) || holdsSigningSecret(item, signingPublicKey)
-		);
-	}
-	return false;
+	return new SecretScanner(signingPublicKey).value(value);
 }
 
 /**
@@ -66,7 +86,8 @@ export async function refuseSigningSecret(request: Request, signingPublicKey: Ui
 	} catch {
 		// not JSON: the raw text is scanned below
 	}
-	if (textHoldsSecret(text, signingPublicKey) || holdsSigningSecret(parsed, signingPublicKey)) {
+	const scanner = new SecretScanner(signingPublicKey);
+	if (scanner.text(text) || scanner.value(parsed)) {
 		throw new ContractError(
 			'SECRET_REFUSED',
 			'this request carries the company signing key (signing.key); it stays in your browser and is never sent to the server',
