@@ -32,11 +32,15 @@ export async function createAdmin(inbox: InboxStack, label = 'admin'): Promise<A
 	return { ...spec, accountId: account.accountId };
 }
 
-/** A new admin signed in here, with their own agent key made (the admin is an agent too). */
+/**
+ * A new admin signed in here, with their own agent key made and registered (the admin is an agent too,
+ * and a roster signed next must hold that key).
+ */
 export async function readyAdmin(page: Page, inbox: InboxStack, label = 'admin'): Promise<AccountSpec & { accountId: string }> {
 	const admin = await createAdmin(inbox, label);
 	await signIn(page, admin);
 	await createKey(page);
+	await expect.poll(async () => (await inbox.account(admin.username)).agentKeyId).not.toBeNull();
 	return admin;
 }
 
