@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '../../../../tests/support/databases';
 import { serveHandler, type ServedHandler } from '../../../../tests/support/serve-handler';
@@ -5,6 +8,7 @@ import { postWebhook, webhookHeaders, webhookVectors } from '../../../../tests/s
 import { initCrypto } from '../../crypto/index';
 import type { Database } from '../db/database';
 import type { Logger } from '../log';
+import { WebhookSecrets } from '../keys/webhook-secrets';
 import { WebhookReceiver } from './receiver';
 
 const vectors = webhookVectors();
@@ -98,6 +102,40 @@ describe.each(BACKENDS)('webhook receiver on %s, over HTTP (contract 5.2)', (bac
 		expect((await postWebhook(served.url, vectorSecret, huge, { t })).status).toBe(413);
 		expect((await storedEvents(db)).map((stored) => stored.event_id)).toContain('evt_fromheader');
 		expect((await storedEvents(db)).map((stored) => stored.event_id)).not.toContain('evt_huge');
+	});
+
+	it('a webhook signed with a secret being rotated waits for the rotation to be saved instead of being refused', async () => {
+		clock = Date.now();
+		const t = Math.floor(clock / 1000);
+		const secrets = await WebhookSecrets.load({ current: vectorSecret, previous: null }, mkdtempSync(join(tmpdir(), 'whsec-')), {
+			now: () => clock,
+			log: quiet
+		});
+		const rotating = new WebhookReceiver({
+			db,
+			secrets: () => secrets.accepted(),
+			refreshSecrets: () => secrets.refresh(),
+			now: () => clock,
+			log: quiet
+		});
+		const server = await serveHandler((request) => rotating.handle(request));
+		try {
+			const next = `whsec_${'N'.repeat(42)}A`;
+			let portalAnswers!: () => void;
+			const rotation = secrets.rotate(
+				() => new Promise((resolve) => (portalAnswers = () => resolve({ webhookSecret: next, previousValidUntil: '2099-01-01T00:00:00Z' })))
+			);
+			const early = postWebhook(server.url, next, event('evt_signed_with_the_new_secret'), { t });
+			await new Promise((resolve) => setTimeout(resolve, 200));
+			portalAnswers();
+			await rotation;
+			expect((await early).status).toBe(200);
+			expect((await postWebhook(server.url, vectorSecret, event('evt_signed_with_the_previous'), { t })).status).toBe(200);
+			const stranger = await postWebhook(server.url, `whsec_${'S'.repeat(42)}A`, event('evt_stranger'), { t });
+			expect([stranger.status, (await stranger.json()).error.code]).toEqual([401, 'SIGNATURE_INVALID']);
+		} finally {
+			await server.close();
+		}
 	});
 
 	it('answers 503, never 2xx, when the database fails, so the service retries', async () => {
