@@ -20,6 +20,10 @@ test('an invited agent joins and makes a key; the signed roster seals new conver
 
 	const url = await inviteThroughPage(page, 'Nora Agent');
 	expect(url).toMatch(new RegExp(`^${inbox.url}/join#t=[A-Za-z0-9_-]+$`));
+	await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+	await page.getByTestId('agent-invitation-url-copy').click();
+	await expect(page.getByTestId('agent-invitation-url-copy')).toHaveText('Copied');
+	expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
 	const username = `nora-${Date.now().toString(36)}`;
 	// a taken username is refused and leaves the link usable
 	const first = await browser.newPage();
