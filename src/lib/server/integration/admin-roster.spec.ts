@@ -29,6 +29,8 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 		expect(overview.body.next.agents.map((agent: { agentKeyId: string }) => agent.agentKeyId)).toContain(first.agentKeyId);
 		const version = overview.body.next.rosterVersion;
 
+		const agentStream = await first.client.events();
+		await agentStream.waitFor((event) => event.event === 'ready');
 		const uploaded = await admin.post('/api/admin/roster', signedRoster(companyId(), version, [first.rosterEntry], signingKey));
 		expect(uploaded.status).toBe(201);
 		expect(uploaded.body.roster).toMatchObject({
@@ -38,6 +40,10 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 		expect(uploaded.body.grantJob).toMatchObject({ rosterVersion: version, agentKeyIds: [first.agentKeyId], state: 'running' });
 		const job = await settledGrantJob(admin, uploaded.body.grantJob.jobId);
 		expect(job).toMatchObject({ state: 'done', failed: 0 });
+		// The agent's page is told to reload its lists; progress itself is for admins only.
+		await agentStream.waitFor((event) => event.event === 'resync');
+		expect(agentStream.received.filter((event) => event.event === 'grant.progress')).toEqual([]);
+		agentStream.close();
 		expect(job.done).toBeGreaterThanOrEqual(1);
 
 		// The earlier conversation now carries a wrap for the agent that opens to the same K as the company's.

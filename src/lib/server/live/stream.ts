@@ -66,9 +66,22 @@ export function openLiveStream(options: StreamOptions): Response {
 			const conversation = await getConversationView(options.db, account, String(event.payload.conversationId));
 			return conversation ? frame(event.type, { conversation }, event.id) : null;
 		}
-		// Grant progress (docs/inbox-api.md "Administration") is for admins only.
-		if (event.type === 'grant.progress' && account.role !== 'admin') return null;
+		if (event.type === 'grant.progress') return renderGrant(event);
 		return frame(event.type, event.payload, event.id);
+	};
+
+	/**
+	 * Grant progress (docs/inbox-api.md §12) is for admins; an agent whose key a finished job served is
+	 * told to reload its lists, where the earlier conversations now carry its wraps.
+	 */
+	const renderGrant = (event: LiveEvent): string | null => {
+		const job = event.payload as { state?: string; agentKeyIds?: string[] };
+		const served = job.state !== 'running' && account.agentKeyId !== null && (job.agentKeyIds ?? []).includes(account.agentKeyId);
+		const frames = [
+			account.role === 'admin' ? frame(event.type, event.payload, event.id) : '',
+			served ? frame('resync', { reason: 'conversation keys were granted to you' }, event.id) : ''
+		].join('');
+		return frames || null;
 	};
 
 	const sendNew = async () => {
