@@ -276,7 +276,10 @@ export class GrantRunner {
 				const { item, request } = prepared[next++];
 				const operationKey = grantOperationKey(job.jobId, item.conversationId);
 				const operation = operations.get(operationKey);
-				if (!operation?.body) continue;
+				if (!operation?.body) {
+					settled.push({ conversationId: item.conversationId, error: 'the upload could not be stored before sending it' });
+					continue;
+				}
 				try {
 					const result = await upstream.performStored(operation, request);
 					completed.push({ operationKey, status: result.status });

@@ -78,7 +78,8 @@ export function rosterView(roster: StoredRoster, accounts: readonly Account[]): 
 
 /**
  * The latest roster accepted: the inbox's own, or a newer one found at the service (uploaded by another
- * tool, e.g. the demo launcher), which is kept when it verifies with `signing.pub`.
+ * tool, e.g. the demo launcher, or by this inbox just before a crash), which is kept, and grants the
+ * agents it adds, when it verifies with `signing.pub`.
  */
 export async function latestAcceptedRoster(inbox: Inbox): Promise<StoredRoster | null> {
 	const stored = await latestStoredRoster(inbox.db);
@@ -95,7 +96,7 @@ export async function latestAcceptedRoster(inbox: Inbox): Promise<StoredRoster |
 		const signed = { companyId: await companyIdOf(inbox), ...remote };
 		verifyRoster(signed, (await inbox.companyKeys()).signingPublicKey);
 		found.agents = validateRoster(signed).agents as RosterAgent[];
-		await storeRoster(inbox.db, found);
+		await recordAcceptedRoster(inbox, found, stored);
 	} catch (error) {
 		inbox.log.warn('the service holds a roster that does not verify with signing.pub; it is not kept', {
 			rosterVersion: remote.rosterVersion,
@@ -137,6 +138,30 @@ export async function rosterOverview(inbox: Inbox) {
 }
 
 /**
+ * Keeps a roster the service accepted and starts the grant job for the agents it adds to `previous`,
+ * and for those still in it that an unfinished job of an older roster had not served (that job stops).
+ * Nothing happens when the version was kept already (another request recorded it first).
+ */
+async function recordAcceptedRoster(inbox: Inbox, roster: StoredRoster, previous: StoredRoster | null): Promise<GrantJob | null> {
+	const now = new Date(inbox.now());
+	const before = new Set((previous?.agents ?? []).map(agentKey));
+	const job = await inbox.db.transaction(async (tx) => {
+		if (!(await storeRoster(tx, roster))) return null;
+		const unfinished = new Set((await unfinishedGrantJobs(tx, roster.rosterVersion)).flatMap((old) => old.agents.map(agentKey)));
+		const granted = roster.agents.filter((agent) => !before.has(agentKey(agent)) || unfinished.has(agentKey(agent)));
+		const created: GrantJob | null = granted.length
+			? await createGrantJob(tx, { jobId: newGrantJobId(), rosterVersion: roster.rosterVersion, agents: granted }, now)
+			: null;
+		for (const old of await supersedeGrantJobs(tx, roster.rosterVersion, created?.jobId ?? null, now))
+			await announceGrantProgress(tx, old, now);
+		if (created) await announceGrantProgress(tx, created, now);
+		return created;
+	});
+	if (job) inbox.grants.wake();
+	return job;
+}
+
+/**
  * Checks, uploads and keeps a roster signed in the admin's page, then starts the grant job for its new
  * agents and for the agents still in it that an unfinished earlier job had not served yet.
  */
@@ -162,27 +187,13 @@ export async function acceptRoster(
 	const record = { rosterVersion: input.rosterVersion, issuedAt: input.issuedAt, agents, signature: input.signature };
 	await inbox.upstream.perform(`roster:${record.rosterVersion}:${record.signature}`, v1.uploadRoster(record));
 
-	const now = new Date(inbox.now());
-	const roster: StoredRoster = { ...record, uploadedBy: admin.accountId, uploadedAt: now };
-	const before = new Set((previous?.agents ?? []).map(agentKey));
-	const job = await inbox.db.transaction(async (tx) => {
-		await storeRoster(tx, roster);
-		const unfinished = new Set((await unfinishedGrantJobs(tx, roster.rosterVersion)).flatMap((old) => old.agents.map(agentKey)));
-		const granted = agents.filter((agent) => !before.has(agentKey(agent)) || unfinished.has(agentKey(agent)));
-		const created: GrantJob | null = granted.length
-			? await createGrantJob(tx, { jobId: newGrantJobId(), rosterVersion: roster.rosterVersion, agents: granted }, now)
-			: null;
-		for (const old of await supersedeGrantJobs(tx, roster.rosterVersion, created?.jobId ?? null, now))
-			await announceGrantProgress(tx, old, now);
-		if (created) await announceGrantProgress(tx, created, now);
-		return created;
-	});
+	const roster: StoredRoster = { ...record, uploadedBy: admin.accountId, uploadedAt: new Date(inbox.now()) };
+	const job = await recordAcceptedRoster(inbox, roster, previous);
 	inbox.log.info('roster accepted', {
 		rosterVersion: roster.rosterVersion,
 		agents: agents.length,
 		by: admin.accountId,
 		grantJob: job?.jobId
 	});
-	if (job) inbox.grants.wake();
 	return { roster: rosterView(roster, await listAccounts(inbox.db)), grantJob: job ? grantJobView(job) : null };
 }

@@ -43,11 +43,12 @@ export async function latestStoredRoster(db: Queryable): Promise<StoredRoster | 
 	return (await listRosters(db, 1))[0] ?? null;
 }
 
-/** Keeps an accepted roster; a version already kept stays as it is. */
-export async function storeRoster(db: Queryable, roster: StoredRoster): Promise<void> {
-	await db.query(
+/** Keeps an accepted roster; a version already kept stays as it is. True when this call kept it. */
+export async function storeRoster(db: Queryable, roster: StoredRoster): Promise<boolean> {
+	const rows = await db.query(
 		`insert into roster_versions (roster_version, issued_at, agents, signature, uploaded_by, uploaded_at)
-		 values ($1, $2, $3, $4, $5, $6) on conflict (roster_version) do nothing`,
+		 values ($1, $2, $3, $4, $5, $6) on conflict (roster_version) do nothing returning roster_version`,
 		[roster.rosterVersion, roster.issuedAt, JSON.stringify(roster.agents), roster.signature, roster.uploadedBy, roster.uploadedAt]
 	);
+	return rows.length > 0;
 }

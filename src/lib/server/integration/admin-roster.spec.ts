@@ -84,7 +84,7 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 		);
 	});
 
-	it('takes a roster uploaded to the service by another tool (the demo launcher) into the history, and signs on after it', async () => {
+	it('takes a roster uploaded to the service by another tool (the demo launcher) into the history, grants its agents, and signs on after it', async () => {
 		const admin = await harness.login(ADMIN);
 		const agent = await newAgent(admin, 'demo');
 		const before = (await admin.get('/api/admin/roster')).body.next.rosterVersion;
@@ -103,6 +103,9 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 		expect(
 			(await admin.get('/api/admin/agents')).body.data.find((entry: { accountId: string }) => entry.accountId === agent.accountId).inRoster
 		).toBe(true);
+		const [imported] = (await admin.get('/api/admin/grant-jobs')).body.data;
+		expect(imported).toMatchObject({ rosterVersion: before, agentKeyIds: [agent.agentKeyId] });
+		expect(await settledGrantJob(admin, imported.jobId)).toMatchObject({ state: 'done', failed: 0 });
 		const signingKey = await signingKeyOf(harness.stack());
 		expect((await admin.post('/api/admin/roster', signedRoster(companyId(), before + 1, [agent.rosterEntry], signingKey))).status).toBe(
 			201
