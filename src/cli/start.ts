@@ -7,7 +7,7 @@
  *
  *   PORT (3000), SIM_PORT (8787), DATA_DIR (./data)
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ensureBuild } from '../../tests/support/build';
 import { startStack, type AccountSpec, type Stack } from '../../tests/support/stack';
 import { demoBackupDir, demoBanner, seedDemo } from './demo/seed';
@@ -78,7 +78,14 @@ async function main(): Promise<void> {
 		accounts: DEMO_ACCOUNTS,
 		log: (line) => console.log(`  ${line}`)
 	});
-	console.log(demoBanner({ inboxUrl: stack.inbox.url, simUrl: stack.simUrl, accounts: DEMO_ACCOUNTS }));
+	console.log(
+		demoBanner({
+			inboxUrl: stack.inbox.url,
+			simUrl: stack.simUrl,
+			accounts: DEMO_ACCOUNTS,
+			signingKeyFile: join(dataDir, 'keys', 'signing.key')
+		})
+	);
 }
 
 main().catch((error) => {

@@ -212,7 +212,12 @@ export async function seedDemo(options: SeedOptions): Promise<{ seeded: boolean 
 }
 
 /** What the launcher prints: where to go, who to be, and the customer's phone. */
-export function demoBanner(options: { inboxUrl: string; simUrl: string; accounts: readonly DemoAccount[] }): string {
+export function demoBanner(options: {
+	inboxUrl: string;
+	simUrl: string;
+	accounts: readonly DemoAccount[];
+	signingKeyFile: string;
+}): string {
 	const width = Math.max(...options.accounts.map((account) => account.username.length));
 	const passwordWidth = Math.max(...options.accounts.map((account) => account.password.length));
 	return [
@@ -226,6 +231,7 @@ export function demoBanner(options: { inboxUrl: string; simUrl: string; accounts
 		),
 		'',
 		'  On first sign-in in a browser, the inbox offers your demo key backup: its passphrase is your password.',
+		`  To sign rosters and key rotations as admin, import ${options.signingKeyFile} under Admin → Signing key.`,
 		''
 	].join('\n');
 }
