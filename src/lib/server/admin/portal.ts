@@ -18,15 +18,19 @@ export class ServicePortal {
 
 	constructor(private readonly serviceBaseUrl: string) {}
 
-	/** Whether the service is the simulator on the loopback interface (asked once; its control API answers only there). */
+	/**
+	 * Whether the service is the simulator on the loopback interface (its control API answers only there);
+	 * an answer is remembered, a service that could not be reached is asked again next time.
+	 */
 	isSimulator(): Promise<boolean> {
 		this.detected ??= (async () => {
 			if (!isLoopbackHost(new URL(this.serviceBaseUrl).hostname)) return false;
 			try {
 				const response = await fetch(`${this.serviceBaseUrl}/_sim/health`, { signal: AbortSignal.timeout(3_000) });
-				return response.ok && (await response.json()).ok === true;
-			} catch {
-				return false;
+				return response.ok && ((await response.json().catch(() => ({}))) as { ok?: unknown }).ok === true;
+			} catch (error) {
+				this.detected = undefined;
+				throw new ContractError('UPSTREAM_UNAVAILABLE', `the service could not be reached: ${(error as Error).message}`, 503);
 			}
 		})();
 		return this.detected;
