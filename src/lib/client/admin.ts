@@ -7,6 +7,7 @@
 import type { DeliveryRecord, RosterRecord } from '../wire/v1-records';
 import { api } from './http';
 import type { Account, Role, Trust } from './types';
+import type { GrantJobView } from '../inbox-api/admin';
 
 export interface AdminAgent {
 	accountId: string;
@@ -67,18 +68,7 @@ export interface RosterOverview {
 	next: NextRoster;
 }
 
-export interface GrantJob {
-	jobId: string;
-	rosterVersion: number;
-	agentKeyIds: string[];
-	state: 'running' | 'done' | 'failed';
-	total: number;
-	done: number;
-	failed: number;
-	startedAt: string;
-	finishedAt: string | null;
-	lastError: string | null;
-}
+export type GrantJob = GrantJobView;
 
 /** The body of `POST /api/admin/roster`: exactly the signed roster as `/v1/roster` takes it, no other field. */
 export type SignedRosterUpload = RosterRecord;

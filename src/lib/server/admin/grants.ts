@@ -33,19 +33,9 @@ import { completeOperations, loadOrCreateOperations, type StoredOperation } from
 import type { CompanyKeys } from '../keys/files';
 import { errorText } from '../log';
 import { isTransientFailure, operationSettled } from '../upstream/client';
+import type { GrantJobView } from '../../inbox-api/admin';
 
-export interface GrantJobView {
-	jobId: string;
-	rosterVersion: number;
-	agentKeyIds: string[];
-	state: GrantJob['state'];
-	total: number;
-	done: number;
-	failed: number;
-	startedAt: string;
-	finishedAt: string | null;
-	lastError: string | null;
-}
+export type { GrantJobView };
 
 export function grantJobView(job: GrantJob): GrantJobView {
 	return {
