@@ -221,9 +221,13 @@ export async function readyAgent(page: Page, inbox: InboxStack, label = 'agent')
 	const agent = await inbox.createAgent(label);
 	await signIn(page, agent);
 	await createKey(page);
+	// the inbox shows before the key's registration has landed; the notice asking for a roster comes after
+	// it (a roster signed earlier would leave this agent out, and customers would seal for nobody here)
+	const notice = page.getByTestId('notice-new-key');
+	await expect(notice).toBeVisible();
 	await inbox.publishRoster();
-	// the admin added the key: the notice asking for it has done its job
-	await page.getByTestId('notice-new-key').getByRole('button', { name: 'Got it' }).click();
+	// the admin added the key: the notice has done its job
+	await notice.getByRole('button', { name: 'Got it' }).click();
 	return agent;
 }
 
