@@ -1,54 +1,23 @@
 /**
  * The inbox server's own records as the browser receives them (docs/inbox-api.md §2–§7): accounts,
- * the inbox's view of conversations, stored messages and invitations. `/v1` shapes live in
- * src/lib/wire/v1.ts.
+ * the inbox's view of conversations, stored messages and invitations. Accounts and conversations are
+ * declared with the server in src/lib/inbox-api/records.ts; `/v1` shapes live in src/lib/wire/v1.ts.
  */
 import type { Envelope } from '../crypto/message';
 import type { Wrap } from '../crypto/wrap';
+import type { AccountView, AgentWrapForMe, ConversationView, RewrapState, Role, Trust } from '../inbox-api/records';
 import type { ConversationStatus, HistoryItem } from '../wire/v1-records';
 
-export type { ConversationStatus, Envelope, Wrap };
+export type { AgentWrapForMe, ConversationStatus, Envelope, RewrapState, Role, Trust, Wrap };
 
-export type Role = 'agent' | 'admin';
-
-export interface Account {
-	accountId: string;
-	username: string;
-	displayName: string;
-	role: Role;
-	agentKeyId: string | null;
-	agentPublicKey: string | null;
-}
+export type Account = AccountView;
 
 export interface SessionInfo {
 	account: Account;
 	expiresAt: string;
 }
 
-export type Trust = 'verified' | 'unverified' | 'binding_invalid';
-
-export type RewrapState = 'none' | 'needs_confirmation' | 'blocked' | 'queued' | 'done' | 'failed';
-
-export interface AgentWrapForMe {
-	agentKeyId: string;
-	rosterVersion: number;
-	wrap: Wrap;
-}
-
-export interface Conversation {
-	conversationId: string;
-	status: ConversationStatus;
-	trust: Trust | null;
-	rewrap: { state: RewrapState; error: string | null };
-	keyVersion: number | null;
-	userDeleted: boolean;
-	createdAt: string;
-	startedAt: string | null;
-	lastActivityAt: string;
-	closedAt: string | null;
-	unreadCount: number;
-	agentWraps: AgentWrapForMe[];
-}
+export type Conversation = ConversationView;
 
 /** A message as the inbox stored it: the same record as a `/v1` history item (docs/inbox-api.md §4). */
 export type StoredMessage = HistoryItem;

@@ -7,16 +7,11 @@ import { ContractError } from '../../crypto/errors';
 import { b64uEncode } from '../../crypto/encoding';
 import type { Queryable } from './database';
 import { isUniqueViolation } from './errors';
+import type { AccountView, Role } from '../../inbox-api/records';
 
-export type Role = 'agent' | 'admin';
+export type { Role };
 
-export interface Account {
-	accountId: string;
-	username: string;
-	displayName: string;
-	role: Role;
-	agentKeyId: string | null;
-	agentPublicKey: string | null;
+export interface Account extends AccountView {
 	createdAt: Date;
 	disabledAt: Date | null;
 }

@@ -6,9 +6,9 @@
 import type { ConversationStatus, Wrap } from '../../wire/v1';
 import type { Account } from './accounts';
 import type { Queryable } from './database';
+import type { ConversationView, RewrapState, Trust } from '../../inbox-api/records';
 
-export type Trust = 'verified' | 'unverified' | 'binding_invalid';
-export type RewrapState = 'none' | 'needs_confirmation' | 'blocked' | 'queued' | 'done' | 'failed';
+export type { ConversationView, RewrapState, Trust };
 
 export interface ConversationState {
 	conversationId: string;
@@ -168,21 +168,6 @@ export async function dueRewraps(db: Queryable, now: Date, limit: number): Promi
 
 // ---------------------------------------------------------------------------------------------------
 // An account's view (docs/inbox-api.md §4)
-
-export interface ConversationView {
-	conversationId: string;
-	status: ConversationStatus;
-	trust: Trust | null;
-	rewrap: { state: RewrapState; error: string | null };
-	keyVersion: number | null;
-	userDeleted: boolean;
-	createdAt: string;
-	startedAt: string | null;
-	lastActivityAt: string;
-	closedAt: string | null;
-	unreadCount: number;
-	agentWraps: { agentKeyId: string; rosterVersion: number; wrap: Wrap }[];
-}
 
 interface ViewRow {
 	conversation_id: string;
