@@ -1,7 +1,8 @@
 /**
  * A real HTTP forwarder put in front of the simulator to make the network misbehave on purpose: the next
  * requests can be answered with a status, or have their connection cut, before requests pass through
- * again. It records what reached it, so tests can see retries and their Idempotency-Keys.
+ * again; a path can also be answered by the front itself, every time, as a hostile or broken service
+ * would. It records what reached it, so tests can see retries and their Idempotency-Keys.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +13,14 @@ export interface SeenRequest {
 	headers: IncomingMessage['headers'];
 	body: string;
 	/** What the front did with it. */
-	outcome: 'forwarded' | 'status' | 'cut';
+	outcome: 'forwarded' | 'status' | 'cut' | 'canned';
+}
+
+/** An answer the front gives itself: no Content-Type unless `headers` has one. */
+export interface CannedAnswer {
+	status: number;
+	headers: Record<string, string>;
+	body: string | Buffer;
 }
 
 export interface FlakyFront {
@@ -20,20 +28,30 @@ export interface FlakyFront {
 	seen: SeenRequest[];
 	/** The next `count` requests get `status` (with `retryAfter` seconds), or have their connection cut. */
 	failNext(count: number, failure: { status: number; retryAfter?: number } | 'cut'): void;
+	/** Every request for `path` (without the query) gets `answer` instead of reaching the service. */
+	answerPath(path: string, answer: CannedAnswer): void;
 	close(): Promise<void>;
 }
 
 export async function startFlakyFront(target: string): Promise<FlakyFront> {
 	const failures: ({ status: number; retryAfter?: number } | 'cut')[] = [];
 	const seen: SeenRequest[] = [];
+	const canned = new Map<string, CannedAnswer>();
 	const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
 		const chunks: Buffer[] = [];
 		incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
 		incoming.on('end', () => {
 			const body = Buffer.concat(chunks);
-			const failure = failures.shift();
 			const record = (outcome: SeenRequest['outcome']) =>
 				seen.push({ method: incoming.method ?? '', path: incoming.url ?? '', headers: incoming.headers, body: body.toString(), outcome });
+			const answer = canned.get(new URL(incoming.url ?? '/', target).pathname);
+			if (answer) {
+				record('canned');
+				outgoing.writeHead(answer.status, answer.headers);
+				outgoing.end(answer.body);
+				return;
+			}
+			const failure = failures.shift();
 			if (failure === 'cut') {
 				record('cut');
 				incoming.socket.destroy();
@@ -65,6 +83,9 @@ export async function startFlakyFront(target: string): Promise<FlakyFront> {
 		seen,
 		failNext(count, failure) {
 			for (let i = 0; i < count; i++) failures.push(failure);
+		},
+		answerPath(path, answer) {
+			canned.set(path, answer);
 		},
 		close: () =>
 			new Promise((resolve) => {

@@ -8,7 +8,7 @@ import { ContractError } from '../../crypto/errors';
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
 	return new Response(JSON.stringify(body), {
 		status,
-		headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }
+		headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }
 	});
 }
 

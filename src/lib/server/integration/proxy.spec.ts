@@ -4,6 +4,7 @@ import { Customer } from '../../../../tests/support/customer';
 import { BACKENDS } from '../../../../tests/support/databases';
 import { startFlakyFront, type FlakyFront } from '../../../../tests/support/flaky-front';
 import type { InboxClient } from '../../../../tests/support/inbox-client';
+import { RELAYED, serveHostileAnswers } from '../../../../tests/support/hostile-service';
 import { ADMIN, useStack } from '../../../../tests/support/integration';
 import { rawRequest } from '../../../../tests/support/raw-request';
 import { encryptMessage, initCrypto, newClientMessageId, openConversationKey } from '../../crypto/index';
@@ -179,6 +180,33 @@ describe.each(BACKENDS)('the signing proxy /api/v1 on %s (docs/inbox-api.md §6,
 		expect(upload.status).toBe(201);
 		expect(upload.body.uploadUrl.startsWith(`${harness.stack().simUrl}/_storage/upload/`)).toBe(true);
 		expect(upload.body.headers).toEqual({ 'content-type': 'application/octet-stream', 'x-amz-tagging': 'state=pending' });
+	});
+
+	it("relays only JSON: every other answer of the service is 502 INVALID_RESPONSE, under the inbox's own headers", async () => {
+		const answers = serveHostileAnswers(front, 'http://127.0.0.1:9');
+		const dataHeaders = {
+			'content-type': 'application/json; charset=utf-8',
+			'content-security-policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
+			'x-content-type-options': 'nosniff',
+			'cache-control': 'no-store'
+		};
+		for (const id of Object.keys(answers).filter((id) => id !== RELAYED)) {
+			const answer = await rawRequest(harness.stack().inbox.url, 'GET', `/api/v1/conversations/${id}`, { cookie: agent.cookie! });
+			expect([id, answer.status, JSON.parse(answer.body).error.code]).toEqual([id, 502, 'INVALID_RESPONSE']);
+			expect(answer.headers).toMatchObject(dataHeaders);
+			expect(answer.body).not.toContain('<');
+		}
+		// refused also where the proxy records effects (a POST), and the service's error bodies too
+		front.answerPath(`/v1/conversations/hostile_post/typing`, answers.hostile_html);
+		const posted = await agent.post('/api/v1/conversations/hostile_post/typing', {});
+		expect([posted.status, posted.body.error.code]).toEqual([502, 'INVALID_RESPONSE']);
+
+		const relayed = await rawRequest(harness.stack().inbox.url, 'GET', `/api/v1/conversations/${RELAYED}`, { cookie: agent.cookie! });
+		expect(relayed.status).toBe(200);
+		expect(relayed.headers).toMatchObject(dataHeaders);
+		expect(JSON.parse(relayed.body)).toEqual(JSON.parse(answers[RELAYED].body as string));
+		// serialized again by the inbox: the service's own bytes (here, its indentation) do not come through
+		expect(relayed.body).toBe(JSON.stringify(JSON.parse(answers[RELAYED].body as string)));
 	});
 
 	it('runs invitations made through the proxy through the invitation flow: the secret is kept and the link returned', async () => {

@@ -2,7 +2,8 @@
  * The signing proxy `/api/v1/...` (docs/inbox-api.md §6): the browser's only way to `/v1`. It checks the
  * session, the role's allowlist and the body, sends exactly the bytes it signs with the browser's
  * Idempotency-Key (or one it makes), keeps every browser header and credential behind, and answers with
- * the service's status and body. Invitations run through the invitation flow so their secret is stored;
+ * the service's status and JSON body, serialized again under the inbox's own Content-Type: anything
+ * that is not JSON is refused (`502 INVALID_RESPONSE`), never relayed. Invitations run through the invitation flow so their secret is stored;
  * successful sends, reads and agent-wrap uploads keep the inbox's own state in step.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,6 +12,7 @@ import { b64uEncode } from '../../crypto/encoding';
 import type { Session } from '../auth/sessions';
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
 import { decodeUtf8, json, parseJsonObject, readBodyBytes, requireJsonContentType } from '../http/responses';
+import type { RawResponse } from '../upstream/client';
 import type { Inbox } from '../inbox';
 import { errorText } from '../log';
 import { INTERACTIVE_RETRY } from '../upstream/client';
@@ -18,7 +20,7 @@ import { allowRequest, type AllowedRequest } from './allowlist';
 import { recordProxiedEffects } from './effects';
 
 /** Response headers of the service the browser may see; everything else stays here. */
-const PASSED_HEADERS = ['content-type', 'idempotent-replayed', 'retry-after'];
+const PASSED_HEADERS = ['idempotent-replayed', 'retry-after'];
 
 function idempotencyKeyFor(request: Request): string {
 	const given = request.headers.get('idempotency-key');
@@ -47,8 +49,7 @@ export async function proxyRequest(
 	const method = request.method.toUpperCase();
 	const allowed = allowRequest(session.account.role, method, rest, search);
 	if (method === 'GET') {
-		const response = await inbox.upstream.send({ method, pathAndQuery: allowed.pathAndQuery }, INTERACTIVE_RETRY);
-		return answer(response.status, response.headers, response.body);
+		return answer(await inbox.upstream.send({ method, pathAndQuery: allowed.pathAndQuery }, INTERACTIVE_RETRY));
 	}
 
 	const idempotencyKey = idempotencyKeyFor(request);
@@ -70,22 +71,36 @@ export async function proxyRequest(
 	if (response.status >= 500) {
 		throw new ContractError('UPSTREAM_UNAVAILABLE', `the service answered ${response.status}; retry with the same Idempotency-Key`, 503);
 	}
+	const relayed = answer(response, idempotencyKey);
 	if (response.status >= 200 && response.status < 300) {
 		await recordProxiedEffects(inbox, session, allowed, body.text, response.body).catch((error) =>
 			inbox.log.warn('proxied request succeeded but the inbox could not record it', { route: allowed.route, reason: errorText(error) })
 		);
 	}
-	return answer(response.status, response.headers, response.body, idempotencyKey);
+	return relayed;
 }
 
-function answer(status: number, upstreamHeaders: Headers, body: Uint8Array, idempotencyKey?: string): Response {
-	if (status >= 500) throw new ContractError('UPSTREAM_UNAVAILABLE', `the service answered ${status}`, 503);
-	const headers: Record<string, string> = { 'cache-control': 'no-store' };
+/** The JSON value of the service's answer; any other type or body is `502 INVALID_RESPONSE`, so it never reaches the browser. */
+function upstreamJson(response: RawResponse): unknown {
+	const type = (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+	const refused = (what: string) =>
+		new ContractError('INVALID_RESPONSE', `the service answered ${response.status} with ${what}; the inbox relays only JSON`, 502);
+	if (type !== 'application/json') throw refused(type ? `Content-Type ${type.slice(0, 100)}` : 'no Content-Type');
+	try {
+		return JSON.parse(decodeUtf8(response.body));
+	} catch {
+		throw refused('a body that is not JSON');
+	}
+}
+
+function answer(response: RawResponse, idempotencyKey?: string): Response {
+	if (response.status >= 500) throw new ContractError('UPSTREAM_UNAVAILABLE', `the service answered ${response.status}`, 503);
+	const headers: Record<string, string> = {};
 	for (const name of PASSED_HEADERS) {
-		const value = upstreamHeaders.get(name);
+		const value = response.headers.get(name);
 		if (value !== null) headers[name] = value;
 	}
-	headers['content-type'] ??= 'application/json';
 	if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-	return new Response(status === 204 ? null : (body as BodyInit), { status, headers });
+	if (response.status === 204) return new Response(null, { status: 204, headers: { 'cache-control': 'no-store', ...headers } });
+	return json(upstreamJson(response), response.status, headers);
 }
