@@ -16,7 +16,8 @@ const config = {
 				'img-src': ['self', 'blob:', 'data:'],
 				'media-src': ['self', 'blob:'],
 				'frame-src': ['self', 'blob:'],
-				'connect-src': ['self', 'http:', 'https:'],
+				// each response adds the storage origins of STORAGE_ORIGINS (src/lib/server/http/security-headers.ts)
+				'connect-src': ['self'],
 				'object-src': ['none'],
 				'base-uri': ['none'],
 				'form-action': ['self'],

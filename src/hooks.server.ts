@@ -21,10 +21,12 @@ export const init: ServerInit = async () => {
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 export const handle: Handle = async ({ event, resolve }) => {
+	const secured = (response: Response) =>
+		withSecurityHeaders(response, { path: event.url.pathname, storageOrigins: inbox().config.storageOrigins });
 	if (event.url.pathname.startsWith('/api/')) {
 		const current = inbox();
 		if (!SAFE_METHODS.has(event.request.method) && event.request.headers.get('origin') !== current.config.origin) {
-			return withSecurityHeaders(
+			return secured(
 				errorResponse(new ContractError('ORIGIN_REJECTED', `requests that change something must come from ${current.config.origin}`, 403))
 			);
 		}
@@ -34,8 +36,8 @@ export const handle: Handle = async ({ event, resolve }) => {
 			}
 			event.locals.session = await current.session(event.cookies.get(SESSION_COOKIE));
 		} catch (error) {
-			return withSecurityHeaders(errorResponse(asContractError(error) ?? error));
+			return secured(errorResponse(asContractError(error) ?? error));
 		}
 	}
-	return withSecurityHeaders(await resolve(event));
+	return secured(await resolve(event));
 };

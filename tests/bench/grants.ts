@@ -69,7 +69,8 @@ async function main(): Promise<void> {
 				databaseUrl: null,
 				port: 0,
 				origin: 'http://127.0.0.1:1',
-				webhookProcessing: true
+				webhookProcessing: true,
+				storageOrigins: [new URL(simUrl).origin]
 			},
 			{ log: quiet }
 		);

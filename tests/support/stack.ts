@@ -152,6 +152,8 @@ export function inboxEnvironment(options: InboxOptions): Record<string, string> 
 		BODY_SIZE_LIMIT: '2M',
 		// Longer than fetch's idle keep-alive, so a reused connection is never closed under a request.
 		KEEP_ALIVE_TIMEOUT: '60',
+		// the presigned attachment URLs point at the simulator, also when the inbox reaches it through a front
+		STORAGE_ORIGINS: new URL(options.company.serviceBaseUrl).origin,
 		...options.env
 	};
 }

@@ -35,7 +35,8 @@ describe('configuration from the environment', () => {
 			databaseUrl: null,
 			port: 3000,
 			origin: 'https://inbox.example.com',
-			webhookProcessing: true
+			webhookProcessing: true,
+			storageOrigins: ['https://api.example.com']
 		});
 	});
 
@@ -108,6 +109,31 @@ describe('configuration from the environment', () => {
 		]);
 		expect(problemsOf({ ...valid, DATABASE_URL: 'mysql://db/inbox' })).toEqual([expect.stringMatching(/DATABASE_URL must be a postgres/)]);
 		expect(problemsOf({ ...valid, WEBHOOK_PROCESSING: 'yes' })).toEqual([expect.stringMatching(/WEBHOOK_PROCESSING must be on or off/)]);
+	});
+
+	it("takes the storage's origins from STORAGE_ORIGINS, else the service's, and refuses anything but bare origins", () => {
+		expect(loadConfig({ ...valid, SERVICE_BASE_URL: 'https://gateway.example.com/prod' }).storageOrigins).toEqual([
+			'https://gateway.example.com'
+		]);
+		const listed = 'https://files.example.com, https://Backup.example.net:8443/ http://127.0.0.1:8787 https://files.example.com';
+		expect(loadConfig({ ...valid, STORAGE_ORIGINS: listed }).storageOrigins).toEqual([
+			'https://files.example.com',
+			'https://backup.example.net:8443',
+			'http://127.0.0.1:8787'
+		]);
+		for (const item of [
+			'https://files.example.com/bucket',
+			'https://files.example.com?x=1',
+			'https://u@files.example.com',
+			'ftp://files.example.com'
+		]) {
+			expect(problemsOf({ ...valid, STORAGE_ORIGINS: item })).toEqual([expect.stringMatching(/^STORAGE_ORIGINS must list origins/)]);
+		}
+		// a host that would end the connect-src directive and start another one
+		expect(problemsOf({ ...valid, STORAGE_ORIGINS: "https://files.example.com;script-src'unsafe-inline'" })).toEqual([
+			expect.stringMatching(/^STORAGE_ORIGINS must list origins/)
+		]);
+		expect(problemsOf({ ...valid, STORAGE_ORIGINS: 'http://files.example.com' })).toEqual([expect.stringMatching(/must use https/)]);
 	});
 
 	it('uses the development origin only when ORIGIN is missing', () => {

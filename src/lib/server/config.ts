@@ -25,6 +25,8 @@ export interface InboxConfig {
 	origin: string;
 	/** `WEBHOOK_PROCESSING=off` makes this process receive and store webhooks without processing them. */
 	webhookProcessing: boolean;
+	/** The origins of the presigned upload and download URLs (contract 2.7): the pages may connect to these only. */
+	storageOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -118,6 +120,40 @@ function readOrigin(value: string | undefined, fallback: string | undefined, pro
 	return url.origin;
 }
 
+/** A scheme and host only, with a host name a Content-Security-Policy source can carry as it is. */
+function isBareOrigin(url: URL): boolean {
+	return (
+		(url.protocol === 'https:' || url.protocol === 'http:') &&
+		url.pathname === '/' &&
+		!url.search &&
+		!url.hash &&
+		!url.username &&
+		!url.password &&
+		/^([a-z0-9-]+\.)*[a-z0-9-]+$|^\[[0-9a-f:.]+\]$/.test(url.hostname)
+	);
+}
+
+/**
+ * `STORAGE_ORIGINS`: origins separated by commas or spaces (https; http only for localhost, where the
+ * simulator runs). Unset, the storage is taken to live where the service does.
+ */
+function readStorageOrigins(value: string | undefined, serviceBaseUrl: string, problems: string[]): string[] {
+	const listed = (value ?? '').split(/[\s,]+/).filter((item) => item !== '');
+	if (listed.length === 0) return serviceBaseUrl ? [new URL(serviceBaseUrl).origin] : [];
+	const origins = new Set<string>();
+	for (const item of listed) {
+		const url = parseUrl(item);
+		if (!url || !isBareOrigin(url)) {
+			problems.push(
+				`STORAGE_ORIGINS must list origins, a scheme and host only (e.g. https://storage.example.com), got ${JSON.stringify(item)}`
+			);
+		} else if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+			problems.push(`STORAGE_ORIGINS must use https (http is allowed only for localhost), got ${JSON.stringify(item)}`);
+		} else origins.add(url.origin);
+	}
+	return [...origins];
+}
+
 function readDatabaseUrl(value: string | undefined, problems: string[]): string | null {
 	if (value === undefined || value === '') return null;
 	const url = parseUrl(value);
@@ -166,6 +202,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	const port = readPort(env.PORT, problems);
 	const origin = readOrigin(env.ORIGIN, options.defaultOrigin, problems);
 	const webhookProcessing = readSwitch('WEBHOOK_PROCESSING', env.WEBHOOK_PROCESSING, true, problems);
+	const storageOrigins = readStorageOrigins(env.STORAGE_ORIGINS, serviceBaseUrl, problems);
 	if (problems.length) throw new ConfigError(problems);
 	return {
 		serviceBaseUrl,
@@ -178,7 +215,8 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 		databaseUrl,
 		port,
 		origin,
-		webhookProcessing
+		webhookProcessing,
+		storageOrigins
 	};
 }
 

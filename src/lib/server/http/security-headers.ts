@@ -1,7 +1,10 @@
 /**
- * Headers every response carries: no MIME sniffing, no referrer, no framing. HTML pages get their
- * Content-Security-Policy from `kit.csp` (svelte.config.js: no inline scripts, `'wasm-unsafe-eval'` for
- * libsodium, `worker-src 'self'`); everything else gets one that allows nothing.
+ * Headers every response carries (docs/inbox-api.md §1): no MIME sniffing, no referrer, no framing.
+ * `/api` and `/webhooks` answers are data, never a document: whatever their type, their
+ * Content-Security-Policy allows nothing and sandboxes the page, and nothing of them is cached. HTML
+ * pages keep the policy of `kit.csp` (svelte.config.js: script hashes, `'wasm-unsafe-eval'` for
+ * libsodium, `worker-src 'self'`), whose `connect-src 'self'` gains the storage origins the presigned
+ * attachment URLs point at (`STORAGE_ORIGINS`); anything else gets the policy that allows nothing.
  */
 
 const ALWAYS: Record<string, string> = {
@@ -11,9 +14,21 @@ const ALWAYS: Record<string, string> = {
 	'cross-origin-opener-policy': 'same-origin'
 };
 
-const NOTHING_ALLOWED = "default-src 'none'; frame-ancestors 'none'";
+export const NOTHING_ALLOWED = "default-src 'none'; frame-ancestors 'none'; sandbox";
 
-export function withSecurityHeaders(response: Response): Response {
+const DATA_PATH = /^\/(api|webhooks)(\/|$)/;
+
+/** `connect-src` of a page's policy set to `'self'` and the storage origins. */
+export function withConnectSources(policy: string, storageOrigins: readonly string[]): string {
+	const connect = ["connect-src 'self'", ...storageOrigins].join(' ');
+	const directives = policy
+		.split(';')
+		.map((directive) => directive.trim())
+		.filter((directive) => directive !== '' && !/^connect-src(\s|$)/i.test(directive));
+	return [...directives, connect].join('; ');
+}
+
+export function withSecurityHeaders(response: Response, request: { path: string; storageOrigins: readonly string[] }): Response {
 	let target = response;
 	try {
 		target.headers.set('x-content-type-options', 'nosniff');
@@ -22,8 +37,12 @@ export function withSecurityHeaders(response: Response): Response {
 		target = new Response(response.body, response);
 	}
 	for (const [name, value] of Object.entries(ALWAYS)) target.headers.set(name, value);
-	const type = target.headers.get('content-type') ?? '';
-	if (!type.startsWith('text/html') && !target.headers.has('content-security-policy'))
+	const policy = target.headers.get('content-security-policy');
+	if (DATA_PATH.test(request.path)) {
 		target.headers.set('content-security-policy', NOTHING_ALLOWED);
+		target.headers.set('cache-control', 'no-store');
+	} else if ((target.headers.get('content-type') ?? '').startsWith('text/html') && policy !== null) {
+		target.headers.set('content-security-policy', withConnectSources(policy, request.storageOrigins));
+	} else if (policy === null) target.headers.set('content-security-policy', NOTHING_ALLOWED);
 	return target;
 }

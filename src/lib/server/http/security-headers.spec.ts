@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { NOTHING_ALLOWED, withConnectSources, withSecurityHeaders } from './security-headers';
+
+const STORAGE = ['https://files.example.com', 'http://127.0.0.1:8787'];
+const PAGE_POLICY = "default-src 'self'; script-src 'self' 'sha256-abc'; connect-src 'self'; frame-ancestors 'none'";
+
+function secured(path: string, response: Response): Headers {
+	return withSecurityHeaders(response, { path, storageOrigins: STORAGE }).headers;
+}
+
+const html = (policy?: string) =>
+	new Response('<!doctype html><script>document.title="x"</script>', {
+		headers: { 'content-type': 'text/html', ...(policy ? { 'content-security-policy': policy } : {}) }
+	});
+
+describe('security headers (docs/inbox-api.md §1)', () => {
+	it('makes every /api and /webhooks answer inert data: nothing allowed, sandboxed, not sniffed, not cached', () => {
+		const answers = [
+			['/api/v1/conversations/x', html()],
+			['/api/v1/conversations/x', html(PAGE_POLICY)],
+			['/api/nothing-here', new Response('<svg onload="alert(1)"/>', { headers: { 'content-type': 'image/svg+xml' } })],
+			['/api/events', new Response('data: {}\n\n', { headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } })],
+			['/webhooks/service', new Response('{}', { headers: { 'content-type': 'application/json', 'cache-control': 'max-age=600' } })],
+			['/api', new Response('<html>')]
+		] as const;
+		for (const [path, response] of answers) {
+			const headers = secured(path, response);
+			expect([path, headers.get('content-security-policy')]).toEqual([path, "default-src 'none'; frame-ancestors 'none'; sandbox"]);
+			expect(headers.get('x-content-type-options')).toBe('nosniff');
+			expect(headers.get('cache-control')).toBe('no-store');
+			expect(headers.get('x-frame-options')).toBe('DENY');
+		}
+	});
+
+	it('copies a response whose headers cannot change (a fetched one)', async () => {
+		const fetched = await fetch('data:text/html,<script>alert(1)</script>');
+		expect(() => fetched.headers.set('x', 'y')).toThrow();
+		const headers = secured('/api/v1/x', fetched);
+		expect(headers.get('content-security-policy')).toBe(NOTHING_ALLOWED);
+	});
+
+	it("keeps a page's policy and lets it connect to itself and the storage origins only", () => {
+		const headers = secured('/inbox', html(PAGE_POLICY));
+		expect(headers.get('content-security-policy')).toBe(
+			"default-src 'self'; script-src 'self' 'sha256-abc'; frame-ancestors 'none'; connect-src 'self' https://files.example.com http://127.0.0.1:8787"
+		);
+		expect(headers.get('cache-control')).toBeNull();
+		expect(withConnectSources("default-src 'self'; connect-src 'self' http: https:;", [])).toBe("default-src 'self'; connect-src 'self'");
+	});
+
+	it('gives anything else, an HTML answer without a policy too, the policy that allows nothing', () => {
+		expect(
+			secured('/inbox/__data.json', new Response('{}', { headers: { 'content-type': 'application/json' } })).get('content-security-policy')
+		).toBe(NOTHING_ALLOWED);
+		expect(secured('/login', html()).get('content-security-policy')).toBe(NOTHING_ALLOWED);
+	});
+});
