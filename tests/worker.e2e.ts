@@ -21,6 +21,7 @@ import {
 	type Envelope
 } from '../src/lib/crypto/index';
 import { attachmentPattern, conformanceCases, type ConformanceReport } from '../src/lib/crypto/vectors/runner';
+import { listenAsTestStorage } from './support/global-setup';
 import { call, failureCode, openHarness, succeed } from './support/harness';
 
 const vectors = JSON.parse(readFileSync(new URL('../vectors/conformance.json', import.meta.url), 'utf8'));
@@ -242,9 +243,7 @@ test.describe('a 25 MiB attachment decrypted through the streamed path', () => {
 			if (!body) return response.writeHead(404).end();
 			response.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length }).end(body);
 		});
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		const address = server.address();
-		base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+		base = await listenAsTestStorage(server);
 	});
 
 	test.afterAll(async () => {

@@ -8,7 +8,6 @@ import { chromium, type Page } from '@playwright/test';
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
-import type { AddressInfo } from 'node:net';
 import {
 	attachmentCiphertextLength,
 	b64uDecode,
@@ -21,7 +20,7 @@ import {
 } from '../../src/lib/crypto/index';
 import { attachmentPattern } from '../../src/lib/crypto/vectors/runner';
 import type { CryptoHarness } from '../../src/routes/dev/crypto/harness';
-import globalSetup from '../support/global-setup';
+import globalSetup, { listenAsTestStorage } from '../support/global-setup';
 import { CHROMIUM_PATH } from '../support/prerequisites';
 import { HeapProbe } from './heap';
 
@@ -53,7 +52,7 @@ async function sendPaced(response: ServerResponse, body: Uint8Array, bytesPerSec
 	response.end();
 }
 
-/** `/ciphertext` as fast as loopback allows, `/paced` at 200 Mbit/s; CORS open like the object storage. */
+/** `/ciphertext` as fast as loopback allows, `/paced` at 200 Mbit/s, at the origin the pages may fetch from; CORS open like the object storage. */
 function serveCiphertext(body: Uint8Array): Promise<{ url: string; pacedUrl: string; close: () => Promise<void> }> {
 	const server = createServer((request, response) => {
 		response.setHeader('Access-Control-Allow-Origin', '*');
@@ -62,16 +61,11 @@ function serveCiphertext(body: Uint8Array): Promise<{ url: string; pacedUrl: str
 		if (request.url === '/ciphertext') return response.end(body);
 		void sendPaced(response, body, PACED_BYTES_PER_SECOND);
 	});
-	return new Promise((resolve) =>
-		server.listen(0, '127.0.0.1', () => {
-			const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-			resolve({
-				url: `${origin}/ciphertext`,
-				pacedUrl: `${origin}/paced`,
-				close: () => new Promise((done) => server.close(() => done()))
-			});
-		})
-	);
+	return listenAsTestStorage(server).then((origin) => ({
+		url: `${origin}/ciphertext`,
+		pacedUrl: `${origin}/paced`,
+		close: () => new Promise((done) => server.close(() => done()))
+	}));
 }
 
 /** Medians of a plain download and of download + streamed decryption, alternated, after one warm-up. */
