@@ -1,6 +1,8 @@
 /**
  * Applies the numbered migrations that a database lacks, all in one transaction under an advisory lock,
  * so that several server processes starting at once apply each migration exactly once (or none at all).
+ * The lock is taken before anything is created, the bookkeeping table included: two processes creating
+ * it at once on an empty database would otherwise collide on PostgreSQL's catalog.
  */
 import type { Database } from './database';
 import { MIGRATIONS, type Migration } from './migrations';
@@ -13,15 +15,15 @@ export class SchemaTooNewError extends Error {
 }
 
 export async function migrate(database: Database, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
-	await database.query(`create table if not exists schema_migrations (
-		version integer primary key,
-		name text not null,
-		applied_at timestamptz not null
-	)`);
 	const applied: number[] = [];
 	const newest = migrations.at(-1)?.version ?? 0;
 	await database.transaction(async (tx) => {
 		await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+		await tx.query(`create table if not exists schema_migrations (
+			version integer primary key,
+			name text not null,
+			applied_at timestamptz not null
+		)`);
 		const done = new Set((await tx.query<{ version: number }>('select version from schema_migrations')).map((row) => row.version));
 		const unknown = [...done].filter((version) => version > newest);
 		if (unknown.length) {
