@@ -67,6 +67,10 @@ interface MessageRow {
 	created_at: Date;
 }
 
+/**
+ * The stored messages after `afterSeq`, in seq order. A message the service delivered without a `seq`
+ * has no place in that order: it comes first, on the first page (`afterSeq` 0), so it is never hidden.
+ */
 export async function listStoredMessages(
 	db: Queryable,
 	conversationId: string,
@@ -75,7 +79,7 @@ export async function listStoredMessages(
 ): Promise<{ messages: StoredMessage[]; hasMore: boolean }> {
 	const rows = await db.query<MessageRow>(
 		`select message_id, conversation_id, seq, sender_type, content_type, encryption, attachment, created_at
-		 from conversation_messages where conversation_id = $1 and coalesce(seq, 0) > $2
+		 from conversation_messages where conversation_id = $1 and (seq > $2 or (seq is null and $2 = 0))
 		 order by seq nulls first, created_at, message_id limit $3`,
 		[conversationId, afterSeq, limit + 1]
 	);

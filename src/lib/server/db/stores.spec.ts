@@ -245,6 +245,11 @@ describe.each(BACKENDS)('stores on %s', (backend) => {
 		expect(await markReadUpTo(db, ada.accountId, 'conv_1', 'msg_unknown', at(21))).toBe(false);
 		expect((await getConversationView(db, withKey, 'conv_1'))?.unreadCount).toBe(1);
 		expect((await listStoredMessages(db, 'conv_1', 1, 1)).messages.map((message) => message.messageId)).toEqual(['msg_2']);
+		const withoutSeq = { messageId: 'msg_noseq', conversationId: 'conv_1', seq: null, senderType: 'user', contentType: 'text' } as const;
+		await storeMessage(db, { ...withoutSeq, encryption: envelope, attachment: null, createdAt: at(14).toISOString() }, 'evt_noseq');
+		const firstPage = await listStoredMessages(db, 'conv_1', 0, 10);
+		expect(firstPage.messages.map((message) => message.messageId)).toEqual(['msg_noseq', 'msg_1', 'msg_2', 'msg_3']);
+		expect((await listStoredMessages(db, 'conv_1', 3, 10)).messages).toEqual([]);
 
 		await updateStatus(db, 'conv_1', { status: 'closed' }, at(30));
 		expect((await getConversationView(db, withKey, 'conv_1'))?.closedAt).toBe('2026-11-22T10:00:30Z');
