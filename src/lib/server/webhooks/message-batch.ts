@@ -24,7 +24,8 @@ export function storedMessageOf(event: WebhookEvent, now: Date): { message: Stor
 		messageId: data.messageId ?? event.id,
 		conversationId: data.conversationId,
 		seq: data.seq,
-		senderType: data.senderType,
+		// Contract 6.2: a message that arrives by webhook is always the customer's, whatever the body says.
+		senderType: 'user',
 		contentType: data.contentType,
 		encryption: data.encryption,
 		attachment: data.attachment,

@@ -203,6 +203,21 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 		expect(changed.at(-1)!.id).toBeGreaterThan(announced.at(-1)!.id);
 	});
 
+	it('a webhook message is the customer’s even when its body says company (contract 6.2)', async () => {
+		const claimsCompany = (seq: number) => {
+			const event = messageCreated('conv_claim', seq);
+			return { ...event, data: { ...event.data, senderType: 'company' } };
+		};
+		await deliver(claimsCompany(1), claimsCompany(2));
+		await deliver(claimsCompany(3));
+		const { messages } = await listStoredMessages(db, 'conv_claim', 0, 10);
+		expect(messages.map((message) => [message.seq, message.senderType])).toEqual([
+			[1, 'user'],
+			[2, 'user'],
+			[3, 'user']
+		]);
+	});
+
 	it('unknown event types are kept and ignored; malformed known events are set aside as rejected', async () => {
 		await deliver({ id: 'evt_new_kind', type: 'brand.new', data: { anything: true } });
 		await deliver({
