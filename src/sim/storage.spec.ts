@@ -77,7 +77,7 @@ describe('creating an upload (contract 2.7, 4.3)', () => {
 });
 
 describe('the presigned PUT (contract 4, 7.3: any deviation is 403)', () => {
-	it('refuses a missing header, a changed content type, a wrong length, an altered URL and an Authorization header, then accepts the exact request once', async () => {
+	it('refuses a missing header, a changed content type, a wrong length, an altered URL, an Authorization header and an HMAC signature, then accepts the exact request once', async () => {
 		const { upload } = await newUpload(64);
 		const bytes = new Uint8Array(64).fill(3);
 		const { 'x-amz-tagging': _tagging, ...withoutTagging } = upload.headers;
@@ -115,7 +115,8 @@ describe('the presigned PUT (contract 4, 7.3: any deviation is 403)', () => {
 				)
 			],
 			['extra parameter', put(upload, bytes, upload.headers, `${upload.uploadUrl}&x=1`)],
-			['Authorization', put(upload, bytes, { ...upload.headers, authorization: `Bearer ${env.company.apiKey}` })]
+			['Authorization', put(upload, bytes, { ...upload.headers, authorization: `Bearer ${env.company.apiKey}` })],
+			['HMAC signature', put(upload, bytes, { ...upload.headers, 'x-service-signature': `t=1700000000,v1=${'0'.repeat(64)}` })]
 		];
 		for (const [name, pending] of refusals) {
 			const result = await pending;

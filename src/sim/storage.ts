@@ -1,6 +1,7 @@
 /**
  * The simulated object storage behind presigned URLs (contract 2.7, 2.8, 4 and 7.3's `403`): a PUT
- * must carry exactly the returned headers and exactly `size` bytes, with no `Authorization`; a GET
+ * must carry exactly the returned headers and exactly `size` bytes, with no `Authorization` and no
+ * `X-Service-Signature` (contract 4: no HMAC signature); a GET
  * returns the ciphertext. Any deviation, an expired or altered URL, or a second upload is `403`.
  * CORS lets a browser PUT and GET directly.
  */
@@ -45,6 +46,7 @@ function requestProblem(
 	if (request.method !== expectedMethod) return `this URL is presigned for ${expectedMethod}`;
 	if (!presignedUrlIsValid(ctx, operation, attachmentId, url.searchParams)) return 'the presigned URL is expired or was altered';
 	if (request.headers.authorization !== undefined) return 'a presigned request carries no Authorization header';
+	if (request.headers['x-service-signature'] !== undefined) return 'a presigned request carries no X-Service-Signature header';
 	const attachment = ctx.store.attachments.get(attachmentId);
 	if (!attachment) return 'no such object';
 	if (operation === 'object') return ctx.store.objects.has(attachmentId) ? null : 'the object has not been uploaded';
