@@ -16,6 +16,7 @@ import {
 	type RewrapState
 } from '../db/conversations';
 import type { Queryable } from '../db/database';
+import type { StoredEvent } from '../db/webhook-events';
 import type { LiveEventType } from '../db/live-events';
 import { storeAgentWraps, storeMessages } from '../db/messages';
 import type { Logger } from '../log';
@@ -126,15 +127,20 @@ const HANDLERS: Record<string, (tx: Queryable, event: WebhookEvent, ctx: Handler
  * Applies stored events in order; throws a ContractError for an event whose data is malformed (then
  * nothing of the call must be kept: the caller's transaction rolls back). Returns how many were ignored.
  */
-export async function applyEvents(tx: Queryable, rawBodies: readonly string[], ctx: HandlerContext): Promise<number> {
+export async function applyEvents(
+	tx: Queryable,
+	stored: readonly Pick<StoredEvent, 'eventId' | 'rawBody'>[],
+	ctx: HandlerContext
+): Promise<number> {
 	let ignored = 0;
 	let run: WebhookEvent[] = [];
 	const flush = async () => {
 		if (run.length) await messagesCreated(tx, run, ctx);
 		run = [];
 	};
-	for (const rawBody of rawBodies) {
-		const event = parseWebhookEvent(rawBody);
+	for (const { eventId, rawBody } of stored) {
+		// The id the event was stored under: the body's, or X-Service-Event-Id's when the body has none.
+		const event = parseWebhookEvent(rawBody, eventId);
 		if (event.type === 'message.created') {
 			run.push(event);
 			continue;

@@ -39,7 +39,7 @@ export function messagesOf(events: readonly StoredEvent[], now: Date): { message
 	const messages: { message: StoredMessage; eventId: string }[] = [];
 	for (const stored of events) {
 		try {
-			const event = parseWebhookEvent(stored.rawBody);
+			const event = parseWebhookEvent(stored.rawBody, stored.eventId);
 			if (event.type !== 'message.created') return undefined;
 			messages.push(storedMessageOf(event, now));
 		} catch {

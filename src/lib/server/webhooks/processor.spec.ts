@@ -218,6 +218,27 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 		]);
 	});
 
+	it('an event whose id came only in X-Service-Event-Id is processed under that id', async () => {
+		const withoutBodyId = (event: { id: string; type: string }) => {
+			const { id, ...body } = event;
+			// As the receiver stores it: under the header's id, with the body exactly as received.
+			return { eventId: id, eventType: event.type, deliveryId: null, attempt: 1, rawBody: JSON.stringify(body) };
+		};
+		const first = withoutBodyId(messageCreated('conv_hdr', 1));
+		const second = withoutBodyId(messageCreated('conv_hdr', 2));
+		// Alone, a message takes the one-statement path; beside an event of another type, the general one.
+		await storeWebhookEvents(db, [first, withoutBodyId({ id: `evt_u${++eventCounter}`, type: 'something.new' })], new Date());
+		while ((await processor.runOnce()) > 0);
+		await storeWebhookEvents(db, [second], new Date());
+		while ((await processor.runOnce()) > 0);
+		const { messages } = await listStoredMessages(db, 'conv_hdr', 0, 10);
+		expect(messages.map((message) => message.messageId)).toEqual(['msg_conv_hdr_1', 'msg_conv_hdr_2']);
+		const rows = await db.query<{ state: string }>(`select state from webhook_events where event_id = any($1)`, [
+			[first.eventId, second.eventId]
+		]);
+		expect(rows.map((row) => row.state)).toEqual(['processed', 'processed']);
+	});
+
 	it('unknown event types are kept and ignored; malformed known events are set aside as rejected', async () => {
 		await deliver({ id: 'evt_new_kind', type: 'brand.new', data: { anything: true } });
 		await deliver({

@@ -142,13 +142,7 @@ export class WebhookProcessor {
 		await this.options.db.transaction(async (tx) => {
 			const now = new Date(this.options.now());
 			const live: NewLiveEvent[] = [];
-			await this.apply(
-				tx,
-				events.map((event) => event.rawBody),
-				now,
-				live,
-				afterCommit
-			);
+			await this.apply(tx, events, now, live, afterCommit);
 			await appendLiveEvents(tx, live, now);
 			await markEventsProcessed(
 				tx,
@@ -166,7 +160,7 @@ export class WebhookProcessor {
 			await this.options.db.transaction(async (tx) => {
 				const now = new Date(this.options.now());
 				const live: NewLiveEvent[] = [];
-				await this.apply(tx, [event.rawBody], now, live, afterCommit);
+				await this.apply(tx, [event], now, live, afterCommit);
 				await appendLiveEvents(tx, live, now);
 				await markEventsProcessed(tx, [event.seq], now);
 			});
@@ -183,8 +177,8 @@ export class WebhookProcessor {
 		return true;
 	}
 
-	private apply(tx: Queryable, rawBodies: string[], now: Date, live: NewLiveEvent[], afterCommit: (() => void)[]): Promise<unknown> {
-		return applyEvents(tx, rawBodies, {
+	private apply(tx: Queryable, events: StoredEvent[], now: Date, live: NewLiveEvent[], afterCommit: (() => void)[]): Promise<unknown> {
+		return applyEvents(tx, events, {
 			now,
 			log: this.options.log,
 			live: (type, conversationId, payload) => live.push({ type, conversationId, payload }),
