@@ -1,11 +1,17 @@
 /**
- * Re-invitation (issue 6 §6, §9; contract 6.4): a link from the thread; with a binding the server
- * re-seals the key for the new device by itself; without one the agent sees the new key's fingerprint and
- * must confirm having checked it before the rewrap is sent; an invalid binding is never re-sealed.
+ * Re-invitation (contract 6.4; docs/threat-model.md): a link from the thread, recorded there with the
+ * customer's new fingerprint; with a binding the new device gets the key once a second person approves
+ * (the default policy); without one the agent sees the new key's fingerprint and must confirm having
+ * checked it before the rewrap is sent; an invalid binding is never re-sealed.
  */
 import { fingerprintDisplay, initCrypto } from '../src/lib/crypto/index';
-import { expect, messages, openConversation, readyAgent, screenshot, test } from './support/inbox-e2e';
+import { ADMIN, expect, messages, openConversation, readyAgent, screenshot, test } from './support/inbox-e2e';
 import type { Page } from '@playwright/test';
+
+// The default policy again after each test: the stack is shared by the worker's other tests.
+test.afterEach(async ({ inbox }) => {
+	await (await inbox.admin()).call('PATCH', '/api/admin/settings', { reinviteRewrap: 'second_person' });
+});
 
 async function reinviteFromThread(page: Page): Promise<{ link: string; shortCode: string }> {
 	await page.getByTestId('reinvite').click();
@@ -17,7 +23,11 @@ async function reinviteFromThread(page: Page): Promise<{ link: string; shortCode
 	return { link, shortCode };
 }
 
-test('re-invitation with a binding: the new device gets the key by itself and reads the whole history', async ({ page, inbox }) => {
+test('re-invitation with a binding: the thread records it, a second person approves, and the new device reads the whole history', async ({
+	page,
+	inbox
+}) => {
+	await initCrypto();
 	const agent = await readyAgent(page, inbox, 'bound');
 	const invitation = await inbox.invite(agent);
 	const customer = await inbox.customer(invitation);
@@ -36,8 +46,23 @@ test('re-invitation with a binding: the new device gets the key by itself and re
 
 	const before = (await customer.view()).publicKey;
 	await customer.changeDevice({ link: reinvitation.link });
-	expect((await customer.view()).publicKey).not.toBe(before);
-	// verified: the server rewraps without asking anyone
+	const { publicKey } = await customer.view();
+	expect(publicKey).not.toBe(before);
+	// Verified, and recorded in the thread; by the team's default policy a second person approves.
+	const keyEvents = page.getByTestId('key-event');
+	await expect(keyEvents.filter({ hasText: `${agent.displayName} re-invited this customer.` })).toBeVisible();
+	await expect(
+		keyEvents.filter({
+			hasText: `The customer’s key changed (new fingerprint ${fingerprintDisplay(Buffer.from(publicKey, 'base64url'))}).`
+		})
+	).toBeVisible();
+	await expect(page.getByTestId('rewrap-needs-second-person')).toBeVisible();
+	await expect(page.getByTestId('confirm-rewrap')).toHaveCount(0);
+	expect((await customer.view()).status).toBe('awaiting_key');
+	await (await inbox.admin()).call('POST', `/api/conversations/${invitation.conversationId}/rewrap`, {});
+	await expect(
+		keyEvents.filter({ hasText: `${ADMIN.displayName} approved giving the new device the conversation’s history.` })
+	).toBeVisible();
 	await expect.poll(async () => (await customer.view()).status).toBe('active');
 	await expect(page.getByTestId('thread').locator('[data-status=active]')).toBeVisible();
 	await expect(page.getByTestId('awaiting-key')).toHaveCount(0);
@@ -51,6 +76,8 @@ test('re-invitation with a binding: the new device gets the key by itself and re
 
 test('re-invitation without a binding waits for the agent, who checks the new key’s fingerprint first', async ({ page, inbox }) => {
 	await initCrypto();
+	// With the automatic policy the agent who re-invited confirms the fingerprint alone.
+	await (await inbox.admin()).call('PATCH', '/api/admin/settings', { reinviteRewrap: 'automatic' });
 	const agent = await readyAgent(page, inbox, 'unbound');
 	const invitation = await inbox.invite(agent);
 	const customer = await inbox.customer(invitation);

@@ -39,6 +39,7 @@ async function seedConversations(dataDir: string): Promise<void> {
 							wrapForCompany: { keyVersion: 1, sealed: randomBytes(48 + 40 + conversationId.length).toString('base64url') },
 							userPublicKey: randomBytes(32).toString('base64url'),
 							rewrapState: status === 'awaiting_key' ? 'queued' : 'none',
+							rewrapRequestedBy: null,
 							startedEventAt: at
 						},
 						at

@@ -48,6 +48,10 @@ export class InboxClient {
 		return this.request<T>('POST', path, body, headers);
 	}
 
+	patch<T = any>(path: string, body: unknown = {}, headers?: Record<string, string>): Promise<Answer<T>> {
+		return this.request<T>('PATCH', path, body, headers);
+	}
+
 	async login(username: string, password: string): Promise<Answer> {
 		return this.request('POST', '/api/session', { username, password });
 	}

@@ -24,7 +24,12 @@ function accepted(version: number, agents: RosterEntry[]): RosterView {
 }
 
 function overview(latest: RosterView | null, nextVersion: number, agents: RosterEntry[]): RosterOverview {
-	return { latest, history: latest ? [latest] : [], next: { rosterVersion: nextVersion, companyId: 'cmp_company01', agents } };
+	return {
+		latest,
+		unverifiedAtService: null,
+		history: latest ? [latest] : [],
+		next: { rosterVersion: nextVersion, companyId: 'cmp_company01', agents }
+	};
 }
 
 describe('draftNextRoster', () => {

@@ -8,6 +8,7 @@ import type { DeliveryRecord, RosterRecord } from '../wire/v1-records';
 import { api } from './http';
 import type { Account, Role, Trust } from './types';
 import type { GrantJobView } from '../inbox-api/admin';
+import type { InboxSettings } from '../inbox-api/records';
 
 export interface AdminAgent {
 	accountId: string;
@@ -63,6 +64,8 @@ export interface NextRoster {
 
 export interface RosterOverview {
 	latest: RosterView | null;
+	/** A roster the service serves that does not verify with `signing.pub`: never used, shown as an alert. */
+	unverifiedAtService: { rosterVersion: number; reason: string } | null;
 	/** Newest first. */
 	history: RosterView[];
 	next: NextRoster;
@@ -191,3 +194,7 @@ export const listReceivedEvents = (input: { state?: string | null; limit?: numbe
 	api<{ data: ReceivedEvent[]; nextCursor: string | null }>('GET', `${ADMIN}/events${query(input)}`);
 
 export const getTrust = () => api<{ data: TrustRow[]; counts: Record<string, number> }>('GET', `${ADMIN}/trust`);
+
+export const getSettings = () => api<InboxSettings>('GET', `${ADMIN}/settings`);
+
+export const changeSettings = (change: Partial<InboxSettings>) => api<InboxSettings>('PATCH', `${ADMIN}/settings`, { body: change });

@@ -16,6 +16,8 @@ function conversation(id: string, lastActivityAt: string, extra: Partial<Convers
 		closedAt: null,
 		unreadCount: 0,
 		agentWraps: [],
+		keyEvents: [],
+		mayApproveRewrap: true,
 		...extra
 	};
 }

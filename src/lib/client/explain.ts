@@ -32,6 +32,9 @@ const ACTION_PROBLEMS: Partial<Record<ContractCode, string>> = {
 	UNAUTHENTICATED: 'Your session ended. Sign in again; nothing you wrote is lost.',
 	FORBIDDEN: 'Your account is not allowed to do this.',
 	ROUTE_NOT_ALLOWED: 'Your account is not allowed to do this.',
+	NO_CONVERSATION_ACCESS: 'Only an admin or an agent who holds this conversation’s key may do this.',
+	SECOND_PERSON_REQUIRED:
+		'You re-invited this customer: another agent with access, or an admin, must approve giving the new device the history.',
 	ORIGIN_REJECTED: 'The request was refused because it did not come from this inbox. Reload the page.',
 	UPSTREAM_UNAVAILABLE: 'The messaging service cannot be reached right now. Nothing is lost: retry in a moment.',
 	UNAVAILABLE: 'The inbox server is having trouble right now. Retry in a moment.',

@@ -101,7 +101,11 @@ export const INBOX_CODES = [
 	/** An agent invitation link that was already used or has expired (410). */
 	'INVITATION_EXPIRED',
 	/** The step needs a person at the service's portal: the inbox cannot do it against a real service (409). */
-	'MANUAL_STEP_REQUIRED'
+	'MANUAL_STEP_REQUIRED',
+	/** The account is neither an admin nor an agent of the latest roster holding this conversation's key (403). */
+	'NO_CONVERSATION_ACCESS',
+	/** The team's policy wants someone other than the person who re-invited to approve the rewrap (403). */
+	'SECOND_PERSON_REQUIRED'
 ] as const;
 
 export type CryptoCode = (typeof CRYPTO_CODES)[number];

@@ -28,6 +28,28 @@ export interface AgentWrapForMe {
 	wrap: Wrap;
 }
 
+export type ConversationKeyEventKind = 'reinvited' | 'key_changed' | 'rewrap_approved';
+
+/**
+ * A key event of a conversation (§4): who re-invited the customer, the customer's new key (its
+ * contract 2.2 fingerprint in `details.fingerprint`), who approved the rewrap. `actorName` is null for
+ * the customer's own change.
+ */
+export interface ConversationKeyEvent {
+	kind: ConversationKeyEventKind;
+	actorName: string | null;
+	at: string;
+	details: { fingerprint?: string; trust?: Trust };
+}
+
+/** Who lets a verified re-invitation's new key have the history: the server at once, or a second person. */
+export type RewrapApproval = 'automatic' | 'second_person';
+
+/** The team's settings (§ Settings). */
+export interface InboxSettings {
+	reinviteRewrap: RewrapApproval;
+}
+
 /** An account's view of a conversation (§4). */
 export interface ConversationView {
 	conversationId: string;
@@ -42,4 +64,8 @@ export interface ConversationView {
 	closedAt: string | null;
 	unreadCount: number;
 	agentWraps: AgentWrapForMe[];
+	/** The latest key events, oldest first. */
+	keyEvents: ConversationKeyEvent[];
+	/** With the second-person policy: whether this account may approve the pending rewrap (not the one who re-invited). */
+	mayApproveRewrap: boolean;
 }

@@ -62,7 +62,8 @@ export const uploadRoster: V1Handler = (ctx, request) => {
 };
 
 export const getRoster: V1Handler = (_ctx, request) => {
-	const roster = latestRoster(request.company);
+	// A compromised service (the control API's served roster) hands its forgery to the inbox too.
+	const roster = request.company.servedRosterOverride ?? latestRoster(request.company);
 	if (!roster) throw httpError(404, 'NOT_FOUND', 'no roster was uploaded yet');
 	return ok(rosterBody(roster));
 };

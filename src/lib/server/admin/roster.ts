@@ -76,34 +76,47 @@ export function rosterView(roster: StoredRoster, accounts: readonly Account[]): 
 	};
 }
 
+/** A roster the service serves that does not verify with `signing.pub`: never kept, shown to admins. */
+export interface UnverifiedServiceRoster {
+	rosterVersion: number;
+	reason: string;
+}
+
 /**
  * The latest roster accepted: the inbox's own, or a newer one found at the service (uploaded by another
  * tool, e.g. the demo launcher, or by this inbox just before a crash), which is kept, and grants the
- * agents it adds, when it verifies with `signing.pub`.
+ * agents it adds, when it verifies with `signing.pub`. One that does not verify never becomes the latest
+ * nor sets the next version (a hostile service could otherwise add readers, or block the admin's own
+ * roster with a version conflict); it is returned as `unverified` for the admins' alert.
  */
-export async function latestAcceptedRoster(inbox: Inbox): Promise<StoredRoster | null> {
+export async function readRosters(inbox: Inbox): Promise<{ latest: StoredRoster | null; unverified: UnverifiedServiceRoster | null }> {
 	const stored = await latestStoredRoster(inbox.db);
 	let remote;
 	try {
 		remote = (await inbox.upstream.call(v1.getRoster())).value;
 	} catch (error) {
-		if (error instanceof ContractError && error.code === 'NOT_FOUND') return stored;
+		if (error instanceof ContractError && error.code === 'NOT_FOUND') return { latest: stored, unverified: null };
 		throw error;
 	}
-	if (stored && remote.rosterVersion <= stored.rosterVersion) return stored;
 	const found: StoredRoster = { ...remote, uploadedBy: null, uploadedAt: new Date(inbox.now()) };
 	try {
 		const signed = { companyId: await companyIdOf(inbox), ...remote };
 		verifyRoster(signed, (await inbox.companyKeys()).signingPublicKey);
 		found.agents = validateRoster(signed).agents as RosterAgent[];
-		await recordAcceptedRoster(inbox, found, stored);
 	} catch (error) {
 		inbox.log.warn('the service holds a roster that does not verify with signing.pub; it is not kept', {
 			rosterVersion: remote.rosterVersion,
 			reason: errorText(error)
 		});
+		return { latest: stored, unverified: { rosterVersion: remote.rosterVersion, reason: errorText(error).slice(0, 300) } };
 	}
-	return found;
+	if (stored && remote.rosterVersion <= stored.rosterVersion) return { latest: stored, unverified: null };
+	await recordAcceptedRoster(inbox, found, stored);
+	return { latest: found, unverified: null };
+}
+
+export async function latestAcceptedRoster(inbox: Inbox): Promise<StoredRoster | null> {
+	return (await readRosters(inbox)).latest;
 }
 
 /** Active agents with a key, not disabled, sorted by agentKeyId bytes: what the next roster would hold. */
@@ -120,14 +133,15 @@ export function nextRosterAgents(accounts: readonly Account[]) {
 }
 
 export async function rosterOverview(inbox: Inbox) {
-	const latest = await latestAcceptedRoster(inbox).catch((error) => {
+	const { latest, unverified } = await readRosters(inbox).catch(async (error) => {
 		inbox.log.warn('the service roster could not be read; showing the stored ones', { reason: errorText(error) });
-		return latestStoredRoster(inbox.db);
+		return { latest: await latestStoredRoster(inbox.db), unverified: null };
 	});
 	const accounts = await listAccounts(inbox.db);
 	const history = await listRosters(inbox.db);
 	return {
 		latest: latest ? rosterView(latest, accounts) : null,
+		unverifiedAtService: unverified,
 		history: history.map((roster) => rosterView(roster, accounts)),
 		next: {
 			rosterVersion: (latest?.rosterVersion ?? 0) + 1,

@@ -6,6 +6,7 @@
 import { ContractError } from '../../crypto/errors';
 import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { CONVERSATION_STATUSES, type ConversationStatus } from '../../wire/v1';
+import { requireConversationAccess } from '../conversations/access';
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
 import { getConversationView, listConversationViews, type Trust } from '../db/conversations';
 import { listStoredMessages } from '../db/messages';
@@ -101,6 +102,7 @@ export const confirmRewrap = route(async (event, inbox) => {
 	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
 	await readJsonObject(event.request, 4 * 1024);
+	await requireConversationAccess(inbox, account, conversationId);
 	const outcome = await inbox.rewraps.confirm(account, conversationId);
 	const view = await getConversationView(inbox.db, account, conversationId);
 	return json(view, outcome === 'queued' ? 202 : 200);

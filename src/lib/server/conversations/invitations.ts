@@ -10,18 +10,21 @@ import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { buildInviteLink, generateInviteSecret } from '../../crypto/invite';
 import { v1, type InviteRecord } from '../../wire/v1';
 import type { Account } from '../db/accounts';
+import { recordConversationEvent } from '../db/conversation-events';
 import { ensureConversation } from '../db/conversations';
 import { storeInviteSecret } from '../db/invites';
 import { appendLiveEvent } from '../db/live-events';
+import type { Inbox } from '../inbox';
 import { INTERACTIVE_RETRY } from '../upstream/client';
-import type { ConversationServices } from './rewrap';
+import { requireConversationAccess } from './access';
 
 export interface Invitation extends InviteRecord {
 	/** `<inviteUrl>#s=…&fp=…`: shown once. */
 	link: string;
 }
 
-export type InvitationOptions = ConversationServices;
+/** The inbox: a re-invitation checks the account's access, which may look for a newer roster. */
+export type InvitationOptions = Inbox;
 
 export const MIN_INVITE_SECONDS = 60;
 export const MAX_INVITE_SECONDS = 2_592_000;
@@ -45,6 +48,7 @@ export async function createInvitation(
 	input: { account: Account; conversationId?: string; expiresIn?: number; idempotencyKey?: string }
 ): Promise<Invitation> {
 	const kind = input.conversationId === undefined ? 'invite' : 'reinvite';
+	if (input.conversationId !== undefined) await requireConversationAccess(options, input.account, input.conversationId);
 	const request =
 		input.conversationId === undefined
 			? v1.createInvite({ expiresIn: input.expiresIn })
@@ -77,6 +81,10 @@ export async function createInvitation(
 	const link = buildInviteLink(record.inviteUrl, b64uDecode(stored.secret, 'invite secret'), keys.current.publicKey);
 	await options.db.transaction(async (tx) => {
 		if (await ensureConversation(tx, record.conversationId, 'pending', now)) {
+			await appendLiveEvent(tx, 'conversation.changed', record.conversationId, { conversationId: record.conversationId }, now);
+		}
+		if (kind === 'reinvite' && !stored.replayed) {
+			await recordConversationEvent(tx, { conversationId: record.conversationId, kind: 'reinvited', actor: input.account }, now);
 			await appendLiveEvent(tx, 'conversation.changed', record.conversationId, { conversationId: record.conversationId }, now);
 		}
 	});

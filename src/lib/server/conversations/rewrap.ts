@@ -2,13 +2,15 @@
  * Rewrap after a re-invitation (contract 6.4): the server opens K with the company keys
  * `[current, previous…]` (6.1), seals it for the customer's new key with the wrap's `keyVersion`, and
  * uploads it, as one logical operation whose request is stored before the first attempt. Automatic only
- * when the binding verified; without a binding an agent confirms first; never after BINDING_INVALID.
+ * when the binding verified and the team's policy lets it be; otherwise someone with access approves
+ * first (with the second-person policy, not the one who re-invited); never after BINDING_INVALID.
  */
 import { ContractError } from '../../crypto/errors';
 import { b64uDecode } from '../../crypto/encoding';
 import { openConversationKey, sealConversationKey } from '../../crypto/wrap';
 import { v1 } from '../../wire/v1';
 import type { Account } from '../db/accounts';
+import { recordConversationEvent } from '../db/conversation-events';
 import { dueRewraps, lockConversation, setRewrapState, updateStatus } from '../db/conversations';
 import type { Database } from '../db/database';
 import { appendLiveEvent } from '../db/live-events';
@@ -81,6 +83,16 @@ export class RewrapWorker {
 			}
 			if (state.status !== 'awaiting_key' || !['needs_confirmation', 'failed', 'queued'].includes(state.rewrapState)) {
 				throw new ContractError('CONVERSATION_NOT_AWAITING_KEY', 'the conversation is not waiting for a rewrap', 409);
+			}
+			if (state.rewrapState === 'needs_confirmation' && state.rewrapRequestedBy === account.accountId) {
+				throw new ContractError(
+					'SECOND_PERSON_REQUIRED',
+					'you re-invited this customer: another agent with access, or an admin, must approve the rewrap',
+					403
+				);
+			}
+			if (state.rewrapState === 'needs_confirmation') {
+				await recordConversationEvent(tx, { conversationId, kind: 'rewrap_approved', actor: account }, now);
 			}
 			await setRewrapState(tx, conversationId, { state: 'queued', confirmedBy: account.accountId, attempts: 0 }, now);
 			await appendLiveEvent(tx, 'conversation.changed', conversationId, { conversationId }, now);

@@ -16,18 +16,24 @@ export interface TrustDecision {
 	trust: Trust;
 	/** Why, for the log (never a secret). */
 	reason: string;
+	/**
+	 * Who asked for the re-invitation the customer answered: the creator of the secret that matched, or
+	 * without a binding the creator of the latest re-invitation; null when unknown.
+	 */
+	reinvitedBy: string | null;
 }
 
 export async function decideTrust(tx: Queryable, started: ConversationStarted): Promise<TrustDecision> {
 	const secrets = await inviteSecretsOf(tx, started.conversationId);
 	const firstInvitations = secrets.filter((secret) => secret.kind === 'invite').map((secret) => secret.inviteId);
+	const latestReinviter = secrets.filter((secret) => secret.kind === 'reinvite').at(-1)?.createdBy ?? null;
 	if (started.inviteBinding === null) {
 		// The short code was typed: nothing to verify (6.3 step 5). A first invitation is used up either way.
 		if (!started.isReinvite) await deleteInviteSecrets(tx, firstInvitations);
-		return { trust: 'unverified', reason: 'no inviteBinding (short code)' };
+		return { trust: 'unverified', reason: 'no inviteBinding (short code)', reinvitedBy: latestReinviter };
 	}
 	if (secrets.length === 0)
-		return { trust: 'unverified', reason: 'inviteBinding present but no invitation secret of this inbox to check it' };
+		return { trust: 'unverified', reason: 'inviteBinding present but no invitation secret of this inbox to check it', reinvitedBy: null };
 	const userPublicKey = b64uDecode(started.userPublicKey, 'userPublicKey');
 	for (const secret of secrets) {
 		try {
@@ -42,7 +48,11 @@ export async function decideTrust(tx: Queryable, started: ConversationStarted): 
 			throw error;
 		}
 		await deleteInviteSecrets(tx, [...new Set([secret.inviteId, ...(started.isReinvite ? [] : firstInvitations)])]);
-		return { trust: 'verified', reason: `bound to invitation ${secret.inviteId}` };
+		return { trust: 'verified', reason: `bound to invitation ${secret.inviteId}`, reinvitedBy: secret.createdBy };
 	}
-	return { trust: 'binding_invalid', reason: `inviteBinding matches none of ${secrets.length} invitation secret(s)` };
+	return {
+		trust: 'binding_invalid',
+		reason: `inviteBinding matches none of ${secrets.length} invitation secret(s)`,
+		reinvitedBy: latestReinviter
+	};
 }

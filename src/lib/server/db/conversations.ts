@@ -6,7 +6,8 @@
 import type { ConversationStatus, Wrap } from '../../wire/v1';
 import type { Account } from './accounts';
 import type { Queryable } from './database';
-import type { ConversationView, RewrapState, Trust } from '../../inbox-api/records';
+import type { ConversationKeyEvent, ConversationView, RewrapState, Trust } from '../../inbox-api/records';
+import { KEY_EVENTS_SELECT } from './conversation-events';
 
 export type { ConversationView, RewrapState, Trust };
 
@@ -19,6 +20,8 @@ export interface ConversationState {
 	userPublicKey: string | null;
 	rewrapState: RewrapState;
 	rewrapAttempts: number;
+	/** Who asked for the pending rewrap, when the team wants someone else to approve it. */
+	rewrapRequestedBy: string | null;
 	startedEventAt: Date | null;
 }
 
@@ -31,6 +34,7 @@ interface StateRow {
 	user_public_key: string | null;
 	rewrap_state: RewrapState;
 	rewrap_attempts: number;
+	rewrap_requested_by: string | null;
 	started_event_at: Date | null;
 }
 
@@ -47,7 +51,8 @@ export async function ensureConversation(tx: Queryable, conversationId: string, 
 /** The conversation's state, locked for the rest of the transaction. */
 export async function lockConversation(tx: Queryable, conversationId: string): Promise<ConversationState | undefined> {
 	const [row] = await tx.query<StateRow>(
-		`select conversation_id, status, trust, key_version, wrap_for_company, user_public_key, rewrap_state, rewrap_attempts, started_event_at
+		`select conversation_id, status, trust, key_version, wrap_for_company, user_public_key, rewrap_state, rewrap_attempts,
+		        rewrap_requested_by, started_event_at
 		 from conversations where conversation_id = $1 for update`,
 		[conversationId]
 	);
@@ -61,6 +66,7 @@ export async function lockConversation(tx: Queryable, conversationId: string): P
 			userPublicKey: row.user_public_key,
 			rewrapState: row.rewrap_state,
 			rewrapAttempts: row.rewrap_attempts,
+			rewrapRequestedBy: row.rewrap_requested_by,
 			startedEventAt: row.started_event_at ? new Date(row.started_event_at) : null
 		}
 	);
@@ -76,6 +82,8 @@ export async function recordStart(
 		wrapForCompany: Wrap;
 		userPublicKey: string;
 		rewrapState: RewrapState;
+		/** Who must not approve the rewrap (the person who re-invited), when a second person must. */
+		rewrapRequestedBy: string | null;
 		startedEventAt: Date;
 	},
 	now: Date
@@ -83,7 +91,7 @@ export async function recordStart(
 	await tx.query(
 		`update conversations set status = $2, trust = $3, key_version = $4, wrap_for_company = $5::jsonb, user_public_key = $6,
 		   rewrap_state = $7, rewrap_error = null, rewrap_attempts = 0, rewrap_next_attempt_at = $8, rewrap_confirmed_by = null,
-		   started_event_at = $9, started_at = coalesce(started_at, $8), last_activity_at = greatest(last_activity_at, $8),
+		   rewrap_requested_by = $10, started_event_at = $9, started_at = coalesce(started_at, $8), last_activity_at = greatest(last_activity_at, $8),
 		   closed_at = null, updated_at = $8
 		 where conversation_id = $1`,
 		[
@@ -95,7 +103,8 @@ export async function recordStart(
 			input.userPublicKey,
 			input.rewrapState,
 			now,
-			input.startedEventAt
+			input.startedEventAt,
+			input.rewrapRequestedBy
 		]
 	);
 }
@@ -183,6 +192,8 @@ interface ViewRow {
 	closed_at: Date | null;
 	unread_count: number;
 	agent_wraps: { agentKeyId: string; rosterVersion: number; wrap: Wrap }[];
+	key_events: ConversationKeyEvent[];
+	may_approve_rewrap: boolean;
 }
 
 /** `YYYY-MM-DDTHH:MM:SSZ` (docs/inbox-api.md §1). */
@@ -197,7 +208,9 @@ const VIEW_SELECT = `
 	          where m.conversation_id = c.conversation_id and m.sender_type = 'user'
 	            and coalesce(m.seq, 0) > coalesce(r.read_up_to_seq, 0)) as unread_count,
 	       coalesce((select jsonb_agg(jsonb_build_object('agentKeyId', w.agent_key_id, 'rosterVersion', w.roster_version, 'wrap', w.wrap))
-	          from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2), '[]'::jsonb) as agent_wraps
+	          from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2), '[]'::jsonb) as agent_wraps,
+	       ${KEY_EVENTS_SELECT} as key_events,
+	       c.rewrap_requested_by is distinct from $1 as may_approve_rewrap
 	from conversations c
 	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1`;
 
@@ -214,7 +227,9 @@ function toView(row: ViewRow): ConversationView {
 		lastActivityAt: isoSeconds(row.last_activity_at),
 		closedAt: row.closed_at ? isoSeconds(row.closed_at) : null,
 		unreadCount: row.unread_count,
-		agentWraps: row.agent_wraps
+		agentWraps: row.agent_wraps,
+		keyEvents: row.key_events,
+		mayApproveRewrap: row.may_approve_rewrap
 	};
 }
 

@@ -216,5 +216,35 @@ create table grant_job_items (
 );
 create index grant_job_items_pending on grant_job_items (job_id, conversation_id) where state = 'pending';
 `
+	},
+	{
+		version: 4,
+		name: 'key events of conversations, and the team policy for rewraps',
+		sql: `
+-- Who re-invited a conversation, when the customer's key changed, who approved the rewrap
+-- (docs/threat-model.md, "A signed-in agent"): shown in the thread.
+create table conversation_events (
+	event_id bigserial primary key,
+	conversation_id text not null,
+	kind text not null check (kind in ('reinvited', 'key_changed', 'rewrap_approved')),
+	actor_account_id text references accounts (account_id) on delete set null,
+	-- The actor's display name when it happened: the line stays readable after the account is gone.
+	actor_name text,
+	details jsonb not null default '{}',
+	created_at timestamptz not null
+);
+create index conversation_events_by_conversation on conversation_events (conversation_id, event_id);
+
+-- Who asked for the pending rewrap of a re-invitation: with the second-person policy, not its approver.
+alter table conversations add column rewrap_requested_by text references accounts (account_id) on delete set null;
+
+-- Team settings an admin chooses (docs/inbox-api.md, "Settings").
+create table inbox_settings (
+	name text primary key,
+	value jsonb not null,
+	updated_by text references accounts (account_id) on delete set null,
+	updated_at timestamptz not null
+);
+`
 	}
 ];

@@ -187,6 +187,7 @@ describe.each(BACKENDS)('stores on %s', (backend) => {
 					wrapForCompany: wrap,
 					userPublicKey: 'U',
 					rewrapState: 'none',
+					rewrapRequestedBy: null,
 					startedEventAt: at(5)
 				},
 				at(5)

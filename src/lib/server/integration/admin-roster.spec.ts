@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { newAgent, settledGrantJob, signedRoster, signingKeyOf, signingSecretSpellings } from '../../../../tests/support/admin-api';
-import { Customer } from '../../../../tests/support/customer';
+import { Customer, simControl } from '../../../../tests/support/customer';
 import { BACKENDS } from '../../../../tests/support/databases';
 import { InboxClient } from '../../../../tests/support/inbox-client';
 import { ADMIN, useStack } from '../../../../tests/support/integration';
@@ -16,6 +16,29 @@ vi.setConfig({ testTimeout: 180_000 });
 describe.each(BACKENDS)('rosters, grants and the signing secret through the admin API on %s (contract 2.9, 6.7)', (backend) => {
 	const harness = useStack(backend);
 	const companyId = () => harness.stack().company.companyId;
+
+	it('a roster the service serves that does not verify with signing.pub never becomes the latest nor sets the version; admins see an alert', async () => {
+		const admin = await harness.login(ADMIN);
+		const signingKey = await signingKeyOf(harness.stack());
+		const before = (await admin.get('/api/admin/roster')).body;
+		const version = before.next.rosterVersion;
+		const rogue = { agentKeyId: 'agk_rogue0000', publicKey: b64uEncode(generateX25519KeyPair().publicKey) };
+		const forged = signedRoster(companyId(), version + 5, [rogue], generateEd25519KeyPair().secretKey);
+		const control = simControl(harness.stack().simUrl);
+		expect((await control.control('POST', `/_sim/companies/${companyId()}/served-roster`, forged)).status).toBe(200);
+
+		const overview = (await admin.get('/api/admin/roster')).body;
+		expect(overview.latest?.rosterVersion ?? null).toBe(before.latest?.rosterVersion ?? null);
+		expect(overview.next.rosterVersion).toBe(version);
+		expect(overview.unverifiedAtService).toMatchObject({ rosterVersion: version + 5 });
+		expect(overview.history.map((roster: { rosterVersion: number }) => roster.rosterVersion)).not.toContain(version + 5);
+
+		const agent = await newAgent(admin, 'honest');
+		const uploaded = await admin.post('/api/admin/roster', signedRoster(companyId(), version, [agent.rosterEntry], signingKey));
+		expect(uploaded.status).toBe(201);
+		const after = (await admin.get('/api/admin/roster')).body;
+		expect([after.latest.rosterVersion, after.unverifiedAtService]).toEqual([version, null]);
+	});
 
 	it('a roster signed with signing.key is checked, uploaded, kept, and grants earlier conversations to its new agents only', async () => {
 		const admin = await harness.login(ADMIN);

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { Customer, simControl, withForeignSecret } from '../../../../tests/support/customer';
 import { BACKENDS } from '../../../../tests/support/databases';
 import { InboxClient } from '../../../../tests/support/inbox-client';
@@ -12,6 +12,18 @@ import { rotateCompanyKeys } from '../keys/files';
 vi.setConfig({ testTimeout: 120_000 });
 
 const conversationOf = (client: InboxClient, id: string) => client.get(`/api/conversations/${id}`);
+
+const SECOND_ADMIN = { username: 'alan', displayName: 'Alan Admin', password: 'alan password 123' };
+
+/** Runs `work` with the team's re-invitation policy set to `policy`, then sets the default back. */
+async function withPolicy(admin: InboxClient, policy: 'automatic' | 'second_person', work: () => Promise<void>): Promise<void> {
+	expect((await admin.patch('/api/admin/settings', { reinviteRewrap: policy })).body).toEqual({ reinviteRewrap: policy });
+	try {
+		await work();
+	} finally {
+		await admin.patch('/api/admin/settings', { reinviteRewrap: 'second_person' });
+	}
+}
 
 describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (contract 6.3, 6.4; docs/inbox-api.md)', (backend) => {
 	const harness = useStack(backend);
@@ -59,27 +71,84 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 			.toBe('binding_invalid');
 	});
 
-	it('a verified re-invitation is rewrapped by the server: the new phone reads the whole history', async () => {
-		const agent = await harness.login();
-		const invited = await agent.post('/api/invites', {});
+	it('only an admin or an agent with access re-invites; the new key waits for a second person, and every step shows', async () => {
+		const admin = await harness.login(ADMIN);
+		// Ada is signed in but holds no key of the roster: the account of the takeover.
+		const outsider = await harness.login();
+		const invited = await admin.post('/api/invites', {});
 		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		const id = customer.conversationId;
 		await customer.say('before the new phone');
-		const reinvited = await agent.post(`/api/conversations/${customer.conversationId}/reinvite`, {});
+
+		// The takeover stops at the first gate, through the inbox's route and through the proxy alike.
+		for (const path of [`/api/conversations/${id}/reinvite`, `/api/v1/conversations/${id}/reinvite`]) {
+			const refused = await outsider.post(path, {});
+			expect([refused.status, refused.body.error.code], path).toEqual([403, 'NO_CONVERSATION_ACCESS']);
+		}
+		expect((await conversationOf(admin, id)).body).toMatchObject({ status: 'active', keyEvents: [] });
+
+		// With access: recorded, redeemed on a second phone, held until someone else approves.
+		const reinvited = await admin.post(`/api/conversations/${id}/reinvite`, {});
 		expect(reinvited.status).toBe(201);
-		expect(reinvited.body.conversationId).toBe(customer.conversationId);
 		await customer.changeDevice({ link: reinvited.body.link });
 		await expect
-			.poll(async () => (await conversationOf(agent, customer.conversationId)).body, { timeout: 30_000 })
-			.toMatchObject({ status: 'active', trust: 'verified', rewrap: { state: 'done' } });
+			.poll(async () => (await conversationOf(admin, id)).body, { timeout: 30_000 })
+			.toMatchObject({ status: 'awaiting_key', trust: 'verified', rewrap: { state: 'needs_confirmation' }, mayApproveRewrap: false });
+		const held = (await conversationOf(admin, id)).body;
+		expect(held.keyEvents.map((event: { kind: string; actorName: string | null }) => [event.kind, event.actorName])).toEqual([
+			['reinvited', ADMIN.displayName],
+			['key_changed', null]
+		]);
+		expect(held.keyEvents[1].details).toEqual({ fingerprint: expect.stringMatching(/^([0-9a-f]{4} ){15}[0-9a-f]{4}$/), trust: 'verified' });
+		expect((await customer.messages())[0].error).toBe('CONVERSATION_AWAITING_KEY');
+
+		const own = await admin.post(`/api/conversations/${id}/rewrap`, {});
+		expect([own.status, own.body.error.code]).toEqual([403, 'SECOND_PERSON_REQUIRED']);
+		const byOutsider = await outsider.post(`/api/conversations/${id}/rewrap`, {});
+		expect([byOutsider.status, byOutsider.body.error.code]).toEqual([403, 'NO_CONVERSATION_ACCESS']);
+		expect((await customer.view()).status).toBe('awaiting_key');
+
+		const created = await admin.post('/api/admin/accounts', { ...SECOND_ADMIN, role: 'admin' });
+		expect(created.status).toBe(201);
+		const second = await InboxClient.loggedIn(harness.stack().inbox.url, SECOND_ADMIN.username, SECOND_ADMIN.password);
+		expect((await conversationOf(second, id)).body.mayApproveRewrap).toBe(true);
+		const approved = await second.post(`/api/conversations/${id}/rewrap`, {});
+		expect(approved.status).toBe(200);
+		expect(approved.body).toMatchObject({ status: 'active', rewrap: { state: 'done' } });
+		expect(approved.body.keyEvents.at(-1)).toMatchObject({ kind: 'rewrap_approved', actorName: SECOND_ADMIN.displayName });
 		const read = await customer.messages();
 		expect(read.map((message) => [message.text, message.error])).toEqual([['before the new phone', undefined]]);
 	});
 
-	it('an unverified re-invitation waits for an agent to confirm, then is rewrapped', async () => {
+	it('with the automatic policy, a verified re-invitation is rewrapped by the server at once; only admins set the policy', async () => {
+		const admin = await harness.login(ADMIN);
 		const agent = await harness.login();
+		expect((await agent.patch('/api/admin/settings', { reinviteRewrap: 'automatic' })).body.error.code).toBe('FORBIDDEN');
+		expect((await admin.patch('/api/admin/settings', { reinviteRewrap: 'never' })).body.error.code).toBe('INVALID_REQUEST');
+		expect((await admin.patch('/api/admin/settings', { other: true })).status).toBe(400);
+		expect((await admin.get('/api/admin/settings')).body).toEqual({ reinviteRewrap: 'second_person' });
+		await withPolicy(admin, 'automatic', async () => {
+			const invited = await admin.post('/api/invites', {});
+			const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+			await customer.say('before the new phone');
+			const reinvited = await admin.post(`/api/conversations/${customer.conversationId}/reinvite`, {});
+			await customer.changeDevice({ link: reinvited.body.link });
+			await expect
+				.poll(async () => (await conversationOf(admin, customer.conversationId)).body, { timeout: 30_000 })
+				.toMatchObject({ status: 'active', trust: 'verified', rewrap: { state: 'done' } });
+			const read = await customer.messages();
+			expect(read.map((message) => [message.text, message.error])).toEqual([['before the new phone', undefined]]);
+		});
+	});
+
+	it('an unverified re-invitation waits for someone with access to confirm, then is rewrapped', async () => {
+		const agent = await harness.login(ADMIN);
 		const invited = await agent.post('/api/invites', {});
 		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
 		await customer.say('hello');
+		// The automatic policy lets the one who re-invited confirm (the second-person policy is tested above).
+		await agent.patch('/api/admin/settings', { reinviteRewrap: 'automatic' });
+		onTestFinished(() => agent.patch('/api/admin/settings', { reinviteRewrap: 'second_person' }).then(() => undefined));
 		const reinvited = await agent.post(`/api/conversations/${customer.conversationId}/reinvite`, {});
 		await customer.changeDevice({ shortCode: reinvited.body.shortCode });
 		await expect
@@ -96,7 +165,7 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 	});
 
 	it('a re-invitation whose binding fails is never rewrapped, not even on confirmation', async () => {
-		const agent = await harness.login();
+		const agent = await harness.login(ADMIN);
 		const invited = await agent.post('/api/invites', {});
 		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
 		const reinvited = await agent.post(`/api/conversations/${customer.conversationId}/reinvite`, {});
@@ -110,7 +179,7 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 	});
 
 	it('after a company key rotation, new links carry the new key and old conversations are rewrapped with the previous one', async () => {
-		const agent = await harness.login();
+		const agent = await harness.login(ADMIN);
 		const invited = await agent.post('/api/invites', {});
 		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
 		await customer.say('sealed for the first company key');
@@ -128,6 +197,8 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 		});
 		expect(rotated.status).toBe(200);
 
+		await agent.patch('/api/admin/settings', { reinviteRewrap: 'automatic' });
+		onTestFinished(() => agent.patch('/api/admin/settings', { reinviteRewrap: 'second_person' }).then(() => undefined));
 		const reinvited = await agent.post(`/api/conversations/${customer.conversationId}/reinvite`, {});
 		expect(reinvited.body.link.endsWith(`&fp=${fingerprintB64u(rotation.toPublicKey)}`)).toBe(true);
 		await customer.changeDevice({ link: reinvited.body.link });
@@ -274,7 +345,7 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 		).toBe(403);
 		expect((await agent.get('/api/admin/accounts')).body.error.code).toBe('FORBIDDEN');
 		expect((await admin.get('/api/admin/accounts')).body.data.map((account: { username: string }) => account.username)).toEqual(
-			['admin', 'ada', 'bob'].sort()
+			['admin', 'ada', 'alan', 'bob'].sort()
 		);
 	});
 

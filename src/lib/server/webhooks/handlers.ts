@@ -5,7 +5,11 @@
  * per message). Unknown event types and unknown fields are ignored (contract 9 rule 2).
  */
 import { parseConversationStarted, parseConversationUpdated, parseMessageRead, parseWebhookEvent, type WebhookEvent } from '../../wire/v1';
+import { b64uDecode } from '../../crypto/encoding';
+import { fingerprintDisplay } from '../../crypto/keys';
 import { decideTrust } from '../conversations/trust';
+import { recordConversationEvent } from '../db/conversation-events';
+import { readSettings } from '../db/settings';
 import {
 	ensureConversation,
 	lockConversation,
@@ -45,11 +49,14 @@ async function conversationStarted(tx: Queryable, event: WebhookEvent, ctx: Hand
 		await storeAgentWraps(tx, id, started.agentWraps, ctx.now);
 		return;
 	}
-	const { trust, reason } = await decideTrust(tx, started);
+	const { trust, reason, reinvitedBy } = await decideTrust(tx, started);
+	const secondPerson = started.isReinvite && (await readSettings(tx)).reinviteRewrap === 'second_person';
 	const rewrapState: RewrapState = !started.isReinvite
 		? 'none'
 		: trust === 'verified'
-			? 'queued'
+			? secondPerson
+				? 'needs_confirmation'
+				: 'queued'
 			: trust === 'unverified'
 				? 'needs_confirmation'
 				: 'blocked';
@@ -62,10 +69,15 @@ async function conversationStarted(tx: Queryable, event: WebhookEvent, ctx: Hand
 			wrapForCompany: started.conversationKey,
 			userPublicKey: started.userPublicKey,
 			rewrapState,
+			rewrapRequestedBy: secondPerson ? reinvitedBy : null,
 			startedEventAt: eventAt
 		},
 		ctx.now
 	);
+	if (started.isReinvite) {
+		const fingerprint = fingerprintDisplay(b64uDecode(started.userPublicKey, 'userPublicKey'));
+		await recordConversationEvent(tx, { conversationId: id, kind: 'key_changed', actor: null, details: { fingerprint, trust } }, ctx.now);
+	}
 	await storeAgentWraps(tx, id, started.agentWraps, ctx.now);
 	ctx.live('conversation.started', id, { conversationId: id });
 	(trust === 'binding_invalid' ? ctx.log.warn : ctx.log.info)('conversation started', {

@@ -15,6 +15,7 @@ import type { Database } from '../db/database';
 import { storeInviteSecret } from '../db/invites';
 import { liveEventsAfter } from '../db/live-events';
 import { listStoredMessages } from '../db/messages';
+import { updateSettings } from '../db/settings';
 import { storeWebhookEvents } from '../db/webhook-events';
 import type { Logger } from '../log';
 import { WebhookProcessor } from './processor';
@@ -101,7 +102,11 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 		while ((await processor.runOnce()) > 0);
 	}
 
-	async function invite(conversationId: string, kind: 'invite' | 'reinvite' = 'invite'): Promise<Uint8Array> {
+	async function invite(
+		conversationId: string,
+		kind: 'invite' | 'reinvite' = 'invite',
+		createdBy: string | null = null
+	): Promise<Uint8Array> {
 		const secret = generateInviteSecret();
 		await ensureConversation(db, conversationId, 'pending', new Date());
 		await storeInviteSecret(
@@ -111,7 +116,7 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 				conversationId,
 				kind,
 				secret: b64uEncode(secret),
-				createdBy: null,
+				createdBy,
 				expiresAt: new Date(Date.now() + 3600_000)
 			},
 			new Date()
@@ -148,32 +153,53 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 		expect((await view('conv_code'))?.trust).toBe('unverified');
 	});
 
-	it('re-invitations move the conversation to awaiting_key: verified ones queue the rewrap, others wait or are blocked', async () => {
-		for (const [id, kind] of [
-			['conv_re_ok', 'verified'],
-			['conv_re_code', 'unverified'],
-			['conv_re_bad', 'invalid']
-		] as const) {
-			const first = await invite(id);
-			await deliver(started(id, { secret: first }));
-			const again = await invite(id, 'reinvite');
-			const wakesBefore = rewrapWakes;
-			await deliver(
-				started(id, {
-					isReinvite: true,
-					secret: kind === 'verified' ? again : kind === 'invalid' ? generateInviteSecret() : null,
-					createdAt: '2026-11-22T11:00:00Z'
-				})
-			);
-			expect(rewrapWakes - wakesBefore).toBe(kind === 'verified' ? 1 : 0);
+	it('re-invitations move the conversation to awaiting_key: verified ones are queued or wait for a second person, others wait or are blocked', async () => {
+		for (const policy of ['automatic', 'second_person'] as const) {
+			await updateSettings(db, { reinviteRewrap: policy }, agent, new Date());
+			for (const [id, kind] of [
+				[`conv_re_ok_${policy}`, 'verified'],
+				[`conv_re_code_${policy}`, 'unverified'],
+				[`conv_re_bad_${policy}`, 'invalid']
+			] as const) {
+				const first = await invite(id);
+				await deliver(started(id, { secret: first }));
+				const again = await invite(id, 'reinvite', agent.accountId);
+				const wakesBefore = rewrapWakes;
+				await deliver(
+					started(id, {
+						isReinvite: true,
+						secret: kind === 'verified' ? again : kind === 'invalid' ? generateInviteSecret() : null,
+						createdAt: '2026-11-22T11:00:00Z'
+					})
+				);
+				expect(rewrapWakes - wakesBefore).toBe(kind === 'verified' && policy === 'automatic' ? 1 : 0);
+				const [changed] = (await view(id))!.keyEvents;
+				expect(changed).toMatchObject({
+					kind: 'key_changed',
+					actorName: null,
+					details: { trust: kind === 'invalid' ? 'binding_invalid' : kind }
+				});
+			}
+			// The one who re-invited may approve only when the team does not ask for a second person.
+			const mayApprove = policy === 'automatic';
+			expect(await view(`conv_re_ok_${policy}`)).toMatchObject({
+				status: 'awaiting_key',
+				trust: 'verified',
+				rewrap: { state: policy === 'automatic' ? 'queued' : 'needs_confirmation' },
+				mayApproveRewrap: mayApprove
+			});
+			expect(await view(`conv_re_code_${policy}`)).toMatchObject({
+				status: 'awaiting_key',
+				trust: 'unverified',
+				rewrap: { state: 'needs_confirmation' },
+				mayApproveRewrap: mayApprove
+			});
+			expect(await view(`conv_re_bad_${policy}`)).toMatchObject({
+				status: 'awaiting_key',
+				trust: 'binding_invalid',
+				rewrap: { state: 'blocked' }
+			});
 		}
-		expect(await view('conv_re_ok')).toMatchObject({ status: 'awaiting_key', trust: 'verified', rewrap: { state: 'queued' } });
-		expect(await view('conv_re_code')).toMatchObject({
-			status: 'awaiting_key',
-			trust: 'unverified',
-			rewrap: { state: 'needs_confirmation' }
-		});
-		expect(await view('conv_re_bad')).toMatchObject({ status: 'awaiting_key', trust: 'binding_invalid', rewrap: { state: 'blocked' } });
 	});
 
 	it('an older conversation.started delivered late does not replace the newer key', async () => {

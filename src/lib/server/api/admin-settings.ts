@@ -1,0 +1,17 @@
+/** The team's settings for admins (docs/inbox-api.md, "Settings"): read by admins, changed by admins only. */
+import { parseSettingsChange, readSettings, updateSettings } from '../db/settings';
+import { json, readJsonObject } from '../http/responses';
+import { requireSession, route } from './event';
+
+export const getSettings = route(async (event, inbox) => {
+	requireSession(event, 'admin');
+	return json(await readSettings(inbox.db));
+});
+
+export const patchSettings = route(async (event, inbox) => {
+	const { account } = requireSession(event, 'admin');
+	const change = parseSettingsChange(await readJsonObject(event.request, 4 * 1024));
+	await updateSettings(inbox.db, change, account, new Date(inbox.now()));
+	inbox.log.info('settings changed', { account: account.accountId, settings: Object.keys(change).join(',') });
+	return json(await readSettings(inbox.db));
+});
