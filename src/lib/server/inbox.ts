@@ -125,9 +125,18 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		grants.start();
 	}
 
+	const loginThrottle = new LoginThrottle(db);
+	const pruneLoginAttempts = (_db: Database, at: Date) => loginThrottle.prune(at);
 	const maintain = async () => {
 		const at = new Date(now());
-		for (const task of [deleteExpiredSessions, pruneLiveEvents, pruneOperations, deleteExpiredInviteSecrets, pruneWebhookEvents]) {
+		for (const task of [
+			deleteExpiredSessions,
+			pruneLiveEvents,
+			pruneOperations,
+			deleteExpiredInviteSecrets,
+			pruneWebhookEvents,
+			pruneLoginAttempts
+		]) {
 			await task(db, at).catch((error) => log.warn('maintenance step failed', { step: task.name, reason: errorText(error) }));
 		}
 		// PostgreSQL vacuums and analyzes by itself; PGlite does not.
@@ -161,7 +170,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		portal: new ServicePortal(config.serviceBaseUrl),
 		hub,
 		passwords,
-		loginThrottle: new LoginThrottle(),
+		loginThrottle,
 		session,
 		sessionCache,
 		companyKeys,

@@ -28,23 +28,28 @@ export const login = route(async (event: ApiEvent, inbox) => {
 	const username = text(body, 'username', 64);
 	const password = text(body, 'password', 1024);
 	const address = event.getClientAddress();
-	const wait = inbox.loginThrottle.retryAfterSeconds(address, username, inbox.now());
-	if (wait > 0) {
-		return json({ error: { code: 'RATE_LIMITED', message: `too many failed logins; try again in ${wait} s` } }, 429, {
+	const decision = await inbox.loginThrottle.begin(address, username, new Date(inbox.now()));
+	if ('retryAfterSeconds' in decision) {
+		const wait = decision.retryAfterSeconds;
+		return json({ error: { code: 'RATE_LIMITED', message: `too many logins; try again in ${wait} s` } }, 429, {
 			'retry-after': String(wait)
 		});
 	}
-	const found = await findAccountForLogin(inbox.db, username);
-	const valid =
-		found && !found.account.disabledAt
-			? await inbox.passwords.verify(found.passwordHash, password)
-			: await inbox.passwords.verifyNothing(password);
+	let found: Awaited<ReturnType<typeof findAccountForLogin>>;
+	let valid = false;
+	try {
+		found = await findAccountForLogin(inbox.db, username);
+		valid =
+			found && !found.account.disabledAt
+				? await inbox.passwords.verify(found.passwordHash, password)
+				: await inbox.passwords.verifyNothing(password);
+	} finally {
+		await inbox.loginThrottle.finish(decision.attemptId, username, valid, new Date(inbox.now()));
+	}
 	if (!found || !valid) {
-		inbox.loginThrottle.recordFailure(address, username, inbox.now());
 		inbox.log.warn('login failed', { address });
 		throw new ContractError('INVALID_CREDENTIALS', 'the username or the password is wrong', 401);
 	}
-	inbox.loginThrottle.recordSuccess(username);
 	const expiresAt = await startSession(event, inbox, found.account.accountId);
 	inbox.log.info('login', { account: found.account.accountId });
 	return json({ account: accountJson(found.account), expiresAt: expiresAt.toISOString() });

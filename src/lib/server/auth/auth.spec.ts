@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { LoginThrottle } from './login-throttle';
 import { PasswordHasher } from './passwords';
 import { SessionCache } from './session-cache';
 import type { Session } from './sessions';
@@ -31,33 +30,6 @@ describe('password hashes (Argon2id, crypto_pwhash_str)', () => {
 		} finally {
 			await hasher.close();
 		}
-	});
-});
-
-describe('login throttle', () => {
-	const limits = { windowMs: 60_000, perAddress: 4, perUsername: 2 };
-
-	it('blocks a username after its failures, tells how long, and forgets them after the window', () => {
-		const throttle = new LoginThrottle(limits);
-		expect(throttle.retryAfterSeconds('1.1.1.1', 'ada', 0)).toBe(0);
-		throttle.recordFailure('1.1.1.1', 'Ada', 0);
-		throttle.recordFailure('2.2.2.2', 'ada', 10_000);
-		expect(throttle.retryAfterSeconds('3.3.3.3', 'ADA', 20_000)).toBe(40);
-		expect(throttle.retryAfterSeconds('3.3.3.3', 'bob', 20_000)).toBe(0);
-		// The first failure leaves the window at 60 s: one failure is below the limit again.
-		expect(throttle.retryAfterSeconds('3.3.3.3', 'ada', 59_000)).toBe(1);
-		expect(throttle.retryAfterSeconds('3.3.3.3', 'ada', 60_001)).toBe(0);
-	});
-
-	it('blocks an address that tries many usernames, and a success clears only the username', () => {
-		const throttle = new LoginThrottle(limits);
-		for (const name of ['a', 'b', 'c', 'd']) throttle.recordFailure('9.9.9.9', name, 0);
-		expect(throttle.retryAfterSeconds('9.9.9.9', 'e', 1000)).toBe(59);
-		expect(throttle.retryAfterSeconds('8.8.8.8', 'e', 1000)).toBe(0);
-		throttle.recordFailure('8.8.8.8', 'f', 0);
-		throttle.recordFailure('8.8.8.8', 'f', 0);
-		throttle.recordSuccess('f');
-		expect(throttle.retryAfterSeconds('7.7.7.7', 'f', 1000)).toBe(0);
 	});
 });
 

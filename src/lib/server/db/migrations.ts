@@ -246,5 +246,24 @@ create table inbox_settings (
 	updated_at timestamptz not null
 );
 `
+	},
+	{
+		version: 5,
+		name: 'login attempts counted in the database',
+		sql: `
+-- Each login attempt, counted before its password is verified (auth/login-throttle.ts): a failure
+-- until it succeeds, shared by every inbox process. Rows older than the window are pruned.
+create table login_attempts (
+	attempt_id bigserial primary key,
+	username text not null,
+	address text not null,
+	started_at timestamptz not null,
+	finished_at timestamptz,
+	succeeded boolean
+);
+create index login_attempts_by_username on login_attempts (username, started_at);
+create index login_attempts_by_address on login_attempts (address, started_at);
+create index login_attempts_by_start on login_attempts (started_at);
+`
 	}
 ];

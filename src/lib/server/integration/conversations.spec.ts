@@ -85,7 +85,9 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 			const refused = await outsider.post(path, {});
 			expect([refused.status, refused.body.error.code], path).toEqual([403, 'NO_CONVERSATION_ACCESS']);
 		}
-		expect((await conversationOf(admin, id)).body).toMatchObject({ status: 'active', keyEvents: [] });
+		await expect
+			.poll(async () => (await conversationOf(admin, id)).body, { timeout: 20_000 })
+			.toMatchObject({ status: 'active', trust: 'verified', keyEvents: [] });
 
 		// With access: recorded, redeemed on a second phone, held until someone else approves.
 		const reinvited = await admin.post(`/api/conversations/${id}/reinvite`, {});
@@ -281,6 +283,26 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 		expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
 	});
 
+	it('attempts sent at once are counted before they are checked: the right password comes too late', async () => {
+		const admin = await harness.login(ADMIN);
+		const carol = { username: 'carol', displayName: 'Carol', role: 'agent', password: 'carol password 42' };
+		expect((await admin.post('/api/admin/accounts', carol)).status).toBe(201);
+		const client = new InboxClient(harness.stack().inbox.url);
+		// Bursts of 25 at once until none is checked any more: only the username's allowance ever was.
+		let checked = 0;
+		for (let round = 0; round < 20; round++) {
+			const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => client.login(carol.username, `wrong guess ${i}`)));
+			const statuses = answers.map((answer) => answer.status);
+			expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+			const wrong = statuses.filter((status) => status === 401).length;
+			checked += wrong;
+			if (wrong === 0 && answers.some((answer) => Number(answer.headers.get('retry-after')) > 1)) break;
+		}
+		expect(checked).toBe(5);
+		const right = await client.login(carol.username, carol.password);
+		expect([right.status, right.body.error?.code]).toEqual([429, 'RATE_LIMITED']);
+	});
+
 	it('every change needs the server origin, JSON included', async () => {
 		const agent = await harness.login();
 		for (const origin of ['https://evil.example', 'null']) {
@@ -345,7 +367,7 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 		).toBe(403);
 		expect((await agent.get('/api/admin/accounts')).body.error.code).toBe('FORBIDDEN');
 		expect((await admin.get('/api/admin/accounts')).body.data.map((account: { username: string }) => account.username)).toEqual(
-			['admin', 'ada', 'alan', 'bob'].sort()
+			['admin', 'ada', 'alan', 'bob', 'carol'].sort()
 		);
 	});
 
