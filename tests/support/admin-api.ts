@@ -3,6 +3,7 @@
  * (read from its key files, as the admin's page would hold it), rosters signed with it, and agents made
  * through the admin API, each with a real X25519 key registered as the browser's worker would.
  */
+import { createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -32,9 +33,18 @@ export function signingSecretSpellings(secret: Uint8Array): string[] {
 		`signing.key: ${b64uEncode(secret)}, keep it safe`,
 		b64uEncode(seed),
 		bytes(seed, 'base64'),
-		bytes(seed, 'hex')
+		bytes(seed, 'hex'),
+		// wrapped at 64 columns, percent-encoded as in a query or form, and as a PEM file of PKCS#8
+		bytes(secret, 'base64').replace(/(.{64})/g, '$1\n'),
+		encodeURIComponent(bytes(secret, 'base64')),
+		createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' })
+			.export({ format: 'pem', type: 'pkcs8' })
+			.toString()
 	];
 }
+
+/** The DER prefix of an Ed25519 private key in PKCS#8 (RFC 8410), followed by the 32-byte seed. */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 export async function signingKeyOf(stack: Stack): Promise<Uint8Array> {
 	await initCrypto();

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { b64uEncode, generateEd25519KeyPair, generateX25519KeyPair, initCrypto, type Ed25519KeyPair } from '../../crypto/index';
 import { signingSecretSpellings } from '../../../../tests/support/admin-api';
-import { holdsSigningSecret, MAX_SEEDS_CHECKED, refuseSigningSecret } from './secret-guard';
+import { holdsSigningSecret, MAX_SEEDS_CHECKED, refuseSigningSecret, refuseSigningSecretInRequestLine } from './secret-guard';
 
 let signing: Ed25519KeyPair;
 
@@ -20,6 +20,30 @@ describe('the signing secret never passes (contract 2.1; docs/inbox-api.md §12)
 				expect(holdsSigningSecret(value, signing.publicKey), JSON.stringify(value)).toBe(true);
 			}
 		}
+	});
+
+	it('finds it as JSON byte arrays, in a form body, in the query string and in a header', async () => {
+		expect(holdsSigningSecret({ key: Array.from(signing.secretKey) }, signing.publicKey)).toBe(true);
+		expect(holdsSigningSecret([Array.from(signing.secretKey.subarray(0, 32))], signing.publicKey)).toBe(true);
+		expect(holdsSigningSecret({ key: Array.from(signing.publicKey) }, signing.publicKey)).toBe(false);
+		const base64 = Buffer.from(signing.secretKey).toString('base64');
+		const form = new Request('http://inbox.test/api/session', {
+			method: 'POST',
+			headers: { 'content-type': 'application/x-www-form-urlencoded' },
+			body: new URLSearchParams({ username: 'a', password: base64 }).toString()
+		});
+		await expect(refuseSigningSecret(form, signing.publicKey)).rejects.toMatchObject({ code: 'SECRET_REFUSED' });
+		const inQuery = new URL(`http://inbox.test/api/conversations?note=${encodeURIComponent(base64)}`);
+		expect(() => refuseSigningSecretInRequestLine(inQuery, new Headers(), signing.publicKey)).toThrow(
+			expect.objectContaining({ code: 'SECRET_REFUSED' })
+		);
+		const inHeader = new Headers({ 'x-note': b64uEncode(signing.secretKey.subarray(0, 32)) });
+		expect(() => refuseSigningSecretInRequestLine(new URL('http://inbox.test/api/x'), inHeader, signing.publicKey)).toThrow(
+			expect.objectContaining({ code: 'SECRET_REFUSED' })
+		);
+		expect(() =>
+			refuseSigningSecretInRequestLine(new URL('http://inbox.test/api/x?q=hello'), new Headers({ 'x-a': 'b' }), signing.publicKey)
+		).not.toThrow();
 	});
 
 	it('lets public keys, signatures, other secrets and ordinary text through', () => {

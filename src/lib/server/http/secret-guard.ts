@@ -1,26 +1,56 @@
 /**
  * The server never stores the company's Ed25519 signing secret (contract 2.1: `signing.key` is
- * "never uploaded"; DESIGN "where each secret lives"). Every `/api` request body is scanned before any
- * route sees it: a string (or a run of base64/hex characters inside one) that decodes, as base64url,
- * base64 or hex, to 64 bytes whose last 32 are `signing.pub` (the libsodium layout seed ‖ public), or to
- * 32 bytes whose Ed25519 public key is `signing.pub` (the seed alone), is refused with `400 SECRET_REFUSED`.
+ * "never uploaded"; DESIGN "where each secret lives"). Every `/api` request's path, query, headers and
+ * body are scanned before any route sees them (after the session check, api/gate.ts): a run of
+ * base64/hex characters — as written, percent-decoded (queries, forms), with line breaks removed
+ * (wrapped base64), or the body of a PEM block — that decodes to 64 bytes whose last 32 are `signing.pub`
+ * (the libsodium layout seed ‖ public), to 32 bytes whose Ed25519 public key is `signing.pub` (the seed
+ * alone), or to a PKCS#8 Ed25519 key holding that seed; or a JSON array of 32 or 64 byte values that is
+ * one of those: refused with `400 SECRET_REFUSED`.
  */
 import { constantTimeEqual, ContractError, ed25519KeyPairFromSeed } from '../../crypto/index';
 
-/** Runs of characters that could spell 32 or 64 bytes in base64(url) (43, 44, 86 or 88) or hex (64 or 128). */
-const CANDIDATE = /[A-Za-z0-9+/_-]{43,128}={0,2}/g;
+/** Runs of characters that could spell a key in base64(url) or hex; longer runs may hold a PEM/DER body. */
+const CANDIDATE = /[A-Za-z0-9+/_-]{43,}={0,2}/g;
 const HEX = /^[0-9a-fA-F]+$/;
 const BASE64_LENGTHS = new Set([43, 44, 86, 88]);
+/** Longest run decoded whole (to look for a PKCS#8 key inside): a PEM body of an Ed25519 key is 64. */
+const MAX_DECODED_RUN = 4096;
+/** The DER prefix of an Ed25519 private key in PKCS#8 (RFC 8410): the 32-byte seed follows it. */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const PEM = /-----BEGIN [A-Z0-9 ]{1,40}-----([\s\S]{1,8192}?)-----END [A-Z0-9 ]{1,40}-----/g;
 
-function decodings(token: string): Uint8Array[] {
+function decodings(run: string): Uint8Array[] {
 	const found: Uint8Array[] = [];
-	if (HEX.test(token) && (token.length === 64 || token.length === 128)) found.push(new Uint8Array(Buffer.from(token, 'hex')));
-	if (BASE64_LENGTHS.has(token.length)) {
-		// Node's base64 decoder reads both alphabets, with or without padding.
-		const bytes = new Uint8Array(Buffer.from(token, 'base64'));
-		if (bytes.length === 32 || bytes.length === 64) found.push(bytes);
+	if (HEX.test(run) && (run.length === 64 || run.length === 128)) found.push(new Uint8Array(Buffer.from(run, 'hex')));
+	if (run.length > MAX_DECODED_RUN) return found;
+	// Node's base64 decoder reads both alphabets, with or without padding.
+	const bytes = new Uint8Array(Buffer.from(run, 'base64'));
+	if (BASE64_LENGTHS.has(run.length) && (bytes.length === 32 || bytes.length === 64)) found.push(bytes);
+	const der = Buffer.from(bytes).indexOf(PKCS8_ED25519_PREFIX);
+	if (der >= 0 && bytes.length >= der + PKCS8_ED25519_PREFIX.length + 32) {
+		found.push(bytes.slice(der + PKCS8_ED25519_PREFIX.length, der + PKCS8_ED25519_PREFIX.length + 32));
 	}
 	return found;
+}
+
+/** `%XX` undone (and `+` as a space, as in forms), without throwing on malformed sequences. */
+function percentDecoded(text: string): string {
+	if (!text.includes('%') && !text.includes('+')) return text;
+	return text.replace(/\+/g, ' ').replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/**
+ * The spellings a key may hide under in a text: as is; percent-decoded (query strings, form bodies);
+ * and each of those with line breaks, escapes and spaces removed (line-wrapped base64, PEM bodies).
+ */
+function variants(text: string): string[] {
+	const found = new Set([text, percentDecoded(text)]);
+	for (const variant of [...found]) {
+		for (const [, body] of variant.matchAll(PEM)) found.add(body.replace(/\\[nrt]|\s+/g, ''));
+		found.add(variant.replace(/\\[nrt]|\s+/g, ''));
+	}
+	return [...found];
 }
 
 /**
@@ -47,25 +77,46 @@ class SecretScanner {
 	}
 
 	text(text: string): boolean {
-		for (const [token] of text.matchAll(CANDIDATE)) {
-			if (this.seen.has(token)) continue;
-			this.seen.add(token);
-			for (const bytes of decodings(token)) if (this.isSigningSecret(bytes)) return true;
+		for (const variant of variants(text)) {
+			for (const [token] of variant.matchAll(CANDIDATE)) {
+				if (this.seen.has(token)) continue;
+				this.seen.add(token);
+				for (const bytes of decodings(token)) if (this.isSigningSecret(bytes)) return true;
+			}
 		}
 		return false;
 	}
 
 	value(value: unknown): boolean {
 		if (typeof value === 'string') return this.text(value);
+		if (Array.isArray(value) && (value.length === 32 || value.length === 64) && value.every(isByte)) {
+			return this.isSigningSecret(Uint8Array.from(value as number[]));
+		}
 		if (Array.isArray(value)) return value.some((item) => this.value(item));
 		if (typeof value === 'object' && value !== null) return Object.entries(value).some(([key, item]) => this.text(key) || this.value(item));
 		return false;
 	}
 }
 
+const isByte = (item: unknown) => Number.isInteger(item) && (item as number) >= 0 && (item as number) <= 255;
+
 /** Whether any string (value or key) of a JSON value holds the signing secret. */
 export function holdsSigningSecret(value: unknown, signingPublicKey: Uint8Array): boolean {
 	return new SecretScanner(signingPublicKey).value(value);
+}
+
+const refused = () =>
+	new ContractError(
+		'SECRET_REFUSED',
+		'this request carries the company signing key (signing.key); it stays in your browser and is never sent to the server',
+		400
+	);
+
+/** Refuses a request whose path, query or headers carry the signing secret (cheap: they are short). */
+export function refuseSigningSecretInRequestLine(url: URL, headers: Headers, signingPublicKey: Uint8Array): void {
+	const scanner = new SecretScanner(signingPublicKey);
+	if (scanner.text(url.pathname + url.search)) throw refused();
+	for (const [, value] of headers) if (scanner.text(value)) throw refused();
 }
 
 /**
@@ -87,11 +138,5 @@ export async function refuseSigningSecret(request: Request, signingPublicKey: Ui
 		// not JSON: the raw text is scanned below
 	}
 	const scanner = new SecretScanner(signingPublicKey);
-	if (scanner.text(text) || scanner.value(parsed)) {
-		throw new ContractError(
-			'SECRET_REFUSED',
-			'this request carries the company signing key (signing.key); it stays in your browser and is never sent to the server',
-			400
-		);
-	}
+	if (scanner.text(text) || scanner.value(parsed)) throw refused();
 }

@@ -222,6 +222,21 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 				expect([refused.status, refused.body.error?.code], spelling).toEqual([400, 'SECRET_REFUSED']);
 			}
 		}
+		// Outside a JSON body: byte arrays, the query string, a header, a form body.
+		const elsewhere = [
+			agent.client.post('/api/invites', { key: Array.from(secret) }),
+			agent.client.get(`/api/conversations?note=${encodeURIComponent(b64uEncode(secret))}`),
+			agent.client.get('/api/conversations', { 'x-note': b64uEncode(secret.subarray(0, 32)) }),
+			fetch(`${harness.stack().inbox.url}/api/session`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/x-www-form-urlencoded', origin: harness.stack().inbox.url },
+				body: new URLSearchParams({ username: 'admin', password: Buffer.from(secret).toString('base64') }).toString()
+			}).then(async (response) => ({ status: response.status, body: await response.json() }))
+		];
+		for (const refused of await Promise.all(elsewhere)) expect([refused.status, refused.body.error?.code]).toEqual([400, 'SECRET_REFUSED']);
+		// Without a session a large body is refused by its size before anything is derived from it.
+		const flood = await anonymous.post('/api/invites', { pad: 'x'.repeat(180_000), key: b64uEncode(secret) });
+		expect([flood.status, flood.body.error?.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
 		expect((await admin.get('/api/admin/accounts')).body.data.length).toBe(accountsBefore);
 		expect((await agent.client.get('/api/session')).body.account.agentPublicKey).toBe(agent.rosterEntry.publicKey);
 
