@@ -5,13 +5,8 @@
  * key-like values, are posted to `/api/invites` without a session; and the ratio of the two p99s. The
  * gate refuses such a body by its size before deriving anything from it.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ensureBuild } from '../support/build';
-import { seedPgliteDataDir } from '../support/pglite-template';
-import { freePort } from '../support/processes';
-import { ensureCompanyKeys, startInbox } from '../support/stack';
+import { startBenchInbox } from './bench-inbox';
 import { percentile, steadyLoad, type PreparedRequest } from './steady-load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -32,19 +27,7 @@ function floodBody(): string {
 
 async function main(): Promise<void> {
 	await ensureBuild();
-	const dataDir = mkdtempSync(join(tmpdir(), 'bench-preauth-'));
-	await ensureCompanyKeys(dataDir);
-	await seedPgliteDataDir(dataDir);
-	const inbox = await startInbox({
-		dataDir,
-		port: await freePort(),
-		company: {
-			companyId: 'cmp_bench',
-			apiKey: `sk_live_${Buffer.alloc(32, 1).toString('base64url')}`,
-			webhookSecret: `whsec_${Buffer.alloc(32, 7).toString('base64url')}`,
-			serviceBaseUrl: 'http://127.0.0.1:9'
-		}
-	});
+	const inbox = await startBenchInbox('preauth');
 	try {
 		const health: PreparedRequest = { method: 'GET', path: '/api/health', headers: {} };
 		const body = floodBody();

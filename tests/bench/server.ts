@@ -19,15 +19,16 @@ import { Customer } from '../support/customer';
 import { InboxClient } from '../support/inbox-client';
 import { seedPgliteDataDir } from '../support/pglite-template';
 import { freePort, startProcess, waitForUrl } from '../support/processes';
-import { ensureCompanyKeys, startInbox, startStack } from '../support/stack';
+import { startStack } from '../support/stack';
 import { webhookSignature } from '../support/webhooks';
+import { BENCH_WEBHOOK_SECRET, startBenchInbox } from './bench-inbox';
 import { percentile, steadyLoad, type PreparedRequest } from './steady-load';
 
 const OFFERED_RATE = Number(process.env.BENCH_RATE ?? 1000);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = 32;
 const PROXY_REQUESTS = 2000;
-const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64url')}`;
+const SECRET = BENCH_WEBHOOK_SECRET;
 
 interface LoadResult {
 	label: string;
@@ -120,21 +121,8 @@ function row(result: LoadResult): string {
 }
 
 async function receiverBench(): Promise<void> {
-	const dataDir = mkdtempSync(join(tmpdir(), 'bench-receiver-'));
-	await ensureCompanyKeys(dataDir);
-	await seedPgliteDataDir(dataDir);
-	const inbox = await startInbox({
-		dataDir,
-		port: await freePort(),
-		company: {
-			companyId: 'cmp_bench',
-			apiKey: `sk_live_${Buffer.alloc(32, 1).toString('base64url')}`,
-			webhookSecret: SECRET,
-			serviceBaseUrl: 'http://127.0.0.1:9'
-		},
-		// BENCH_PROCESSING=off measures receiving alone (processing is on, as in production, by default).
-		env: { WEBHOOK_PROCESSING: process.env.BENCH_PROCESSING ?? 'on' }
-	});
+	// BENCH_PROCESSING=off measures receiving alone (processing is on, as in production, by default).
+	const inbox = await startBenchInbox('receiver', { WEBHOOK_PROCESSING: process.env.BENCH_PROCESSING ?? 'on' });
 	const ceilingPort = await freePort();
 	const ceilingUrl = `http://127.0.0.1:${ceilingPort}`;
 	const ceiling = startProcess(

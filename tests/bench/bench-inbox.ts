@@ -1,0 +1,29 @@
+/**
+ * The inbox the server benchmarks run: the production build on a fresh PGlite data directory, with
+ * company keys and fixed credentials, and no reachable service (nothing measured here calls it).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seedPgliteDataDir } from '../support/pglite-template';
+import { freePort } from '../support/processes';
+import { ensureCompanyKeys, startInbox, type RunningInbox } from '../support/stack';
+
+export const BENCH_WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64url')}`;
+
+export async function startBenchInbox(name: string, env: Record<string, string> = {}): Promise<RunningInbox> {
+	const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+	await ensureCompanyKeys(dataDir);
+	await seedPgliteDataDir(dataDir);
+	return startInbox({
+		dataDir,
+		port: await freePort(),
+		company: {
+			companyId: 'cmp_bench',
+			apiKey: `sk_live_${Buffer.alloc(32, 1).toString('base64url')}`,
+			webhookSecret: BENCH_WEBHOOK_SECRET,
+			serviceBaseUrl: 'http://127.0.0.1:9'
+		},
+		env
+	});
+}
