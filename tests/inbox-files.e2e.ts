@@ -1,7 +1,8 @@
 /**
- * Files (issue 6 §5, §9): both ways, encrypted and decrypted in the worker, with the simulated customer
+ * Files (contract 2.6, 4.4; docs/threat-model.md, "A customer"): both ways, encrypted and decrypted in the worker, with the simulated customer
  * checking the bytes; an image opens in a tab through the sandboxed viewer; and an HTML file, an SVG with
- * script and HTML disguised as an image cannot reach the app: a canary they would change stays unchanged.
+ * script and HTML disguised as an image cannot reach the app: a canary they would change stays unchanged;
+ * a name with invisible or bidirectional characters shows as it is and saves under its type's extension.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -99,6 +100,17 @@ test('an image opens in a tab, through the sandboxed viewer', async ({ page, inb
 	await expect(viewer.getByText('parcel.png')).toBeVisible();
 	await expect.poll(() => viewer.frames().some((f) => f.url().startsWith('blob:'))).toBe(true);
 	await screenshot(viewer, 'viewer');
+});
+
+test('a file name with a right-to-left override shows as it is, and saves under its type’s extension', async ({ page, inbox }) => {
+	const customer = await conversationWithCustomer(page, inbox, 'bidi');
+	// Rendered as is, this name reads "invoiceexe.png".
+	await customer.sendFile({ name: 'invoice\u202Egnp.exe', mime: 'image/png', data: parcelPhoto() });
+	const card = page.locator('[data-testid=attachment][data-mime="image/png"]');
+	await expect(card).toHaveAttribute('data-name', 'invoicegnp.exe');
+	await expect(card.locator('.name')).toHaveText('invoicegnp.exe');
+	const [download] = await Promise.all([page.waitForEvent('download'), card.getByTestId('download-attachment').click()]);
+	expect(download.suggestedFilename()).toBe('invoicegnp.exe.png');
 });
 
 test('an HTML file, an SVG with script and HTML disguised as an image cannot reach the app', async ({ page, inbox, context }) => {

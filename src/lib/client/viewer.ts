@@ -85,10 +85,3 @@ export function parseViewerFragment(hash: string, origin: string): (ViewerReques
 	if (kind === null) return null;
 	return { src, name, mime: essence(mime), kind };
 }
-
-/** A file name safe to offer in `<a download>`: no path separators or control characters. */
-export function downloadName(name: string): string {
-	// eslint-disable-next-line no-control-regex -- control characters are exactly what must go
-	const cleaned = name.replace(/[\u0000-\u001f\u007f/\\]/g, '_').trim();
-	return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'attachment' : cleaned;
-}
