@@ -63,6 +63,7 @@ async function main(): Promise<void> {
 				serviceApiKey: company.apiKey,
 				webhookSecret: company.webhookSecret,
 				webhookSecretPrevious: null,
+				webhookSecretPreviousUntil: null,
 				serviceCompanyId: company.companyId,
 				dataDir,
 				keysDir: join(dataDir, 'keys'),

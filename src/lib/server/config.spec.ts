@@ -29,6 +29,7 @@ describe('configuration from the environment', () => {
 			serviceApiKey: apiKey,
 			webhookSecret: secret,
 			webhookSecretPrevious: null,
+			webhookSecretPreviousUntil: null,
 			serviceCompanyId: null,
 			dataDir: '/srv/inbox/data',
 			keysDir: '/srv/inbox/data/keys',
@@ -46,6 +47,7 @@ describe('configuration from the environment', () => {
 				...valid,
 				SERVICE_BASE_URL: 'https://gateway.example.com/prod',
 				SERVICE_WEBHOOK_SECRET_PREVIOUS: previous,
+				SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL: '2026-11-25T10:00:00Z',
 				DATA_DIR: '/var/lib/inbox',
 				DATABASE_URL: 'postgres://inbox@db/inbox',
 				PORT: '8080',
@@ -57,6 +59,7 @@ describe('configuration from the environment', () => {
 		expect(config).toMatchObject({
 			serviceBaseUrl: 'https://gateway.example.com/prod',
 			webhookSecretPrevious: previous,
+			webhookSecretPreviousUntil: new Date('2026-11-25T10:00:00Z'),
 			dataDir: '/var/lib/inbox',
 			keysDir: '/var/lib/inbox/keys',
 			databaseUrl: 'postgres://inbox@db/inbox',
@@ -87,8 +90,23 @@ describe('configuration from the environment', () => {
 	});
 
 	it('refuses a previous secret equal to the current one', () => {
-		expect(problemsOf({ ...valid, SERVICE_WEBHOOK_SECRET_PREVIOUS: secret })).toEqual([
-			expect.stringMatching(/equals SERVICE_WEBHOOK_SECRET/)
+		expect(
+			problemsOf({ ...valid, SERVICE_WEBHOOK_SECRET_PREVIOUS: secret, SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL: '2026-11-25T10:00:00Z' })
+		).toEqual([expect.stringMatching(/equals SERVICE_WEBHOOK_SECRET/)]);
+	});
+
+	it('wants the end of the overlap with a previous secret, as a date with its zone, and only with one', () => {
+		expect(problemsOf({ ...valid, SERVICE_WEBHOOK_SECRET_PREVIOUS: previous })).toEqual([
+			expect.stringMatching(/SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL is missing/)
+		]);
+		for (const until of ['2026-11-25', '2026-11-25T10:00:00', 'tomorrow', '2026-13-45T10:00:00Z']) {
+			expect(
+				problemsOf({ ...valid, SERVICE_WEBHOOK_SECRET_PREVIOUS: previous, SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL: until }),
+				until
+			).toEqual([expect.stringMatching(/must be a date and time with its zone/)]);
+		}
+		expect(problemsOf({ ...valid, SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL: '2026-11-25T10:00:00Z' })).toEqual([
+			expect.stringMatching(/set without SERVICE_WEBHOOK_SECRET_PREVIOUS/)
 		]);
 	});
 

@@ -12,8 +12,10 @@ export interface InboxConfig {
 	serviceApiKey: string;
 	/** The current `whsec_…`: signs requests (contract 5.1) and verifies webhooks (5.2). */
 	webhookSecret: string;
-	/** The previous secret during a rotation: still accepted on webhooks. */
+	/** The previous secret during a rotation: still accepted on webhooks until `webhookSecretPreviousUntil`. */
 	webhookSecretPrevious: string | null;
+	/** The end of the rotation's overlap (the portal's `previousValidUntil`): the previous secret is refused after it. */
+	webhookSecretPreviousUntil: Date | null;
 	/** The company's id at the service (rosters and rotation statements name it); learnt from webhooks when unset. */
 	serviceCompanyId: string | null;
 	dataDir: string;
@@ -82,6 +84,28 @@ function readServiceBaseUrl(value: string | undefined, problems: string[]): stri
 	const base = url.href.replace(/\/+$/, '');
 	if (/\/v1$/.test(base)) problems.push('SERVICE_BASE_URL must not end with /v1: the inbox adds /v1 itself');
 	return base;
+}
+
+/**
+ * The end of a webhook secret rotation's overlap, as the portal gave it (`previousValidUntil`, contract
+ * 5.2): required with a previous secret, so that it is never accepted for ever (docs/contract-gaps.md).
+ */
+function readPreviousUntil(value: string | undefined, hasPrevious: boolean, problems: string[]): Date | null {
+	if (!value) {
+		if (hasPrevious) {
+			problems.push(
+				"SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL is missing: set it to the end of the rotation's overlap (the portal's previousValidUntil, e.g. 2026-11-25T10:00:00Z)"
+			);
+		}
+		return null;
+	}
+	const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value) ? new Date(value) : null;
+	if (!at || Number.isNaN(at.getTime())) {
+		problems.push('SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL must be a date and time with its zone, e.g. 2026-11-25T10:00:00Z');
+		return null;
+	}
+	if (!hasPrevious) problems.push('SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL is set without SERVICE_WEBHOOK_SECRET_PREVIOUS');
+	return at;
 }
 
 function readCredential(env: Env, name: string, prefix: string, what: string, problems: string[], required: boolean): string | null {
@@ -192,6 +216,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	if (webhookSecretPrevious !== null && webhookSecretPrevious === webhookSecret) {
 		problems.push('SERVICE_WEBHOOK_SECRET_PREVIOUS equals SERVICE_WEBHOOK_SECRET: unset it, or set it to the secret before the rotation');
 	}
+	const webhookSecretPreviousUntil = readPreviousUntil(env.SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL, webhookSecretPrevious !== null, problems);
 	const serviceCompanyId = env.SERVICE_COMPANY_ID || null;
 	if (serviceCompanyId !== null && !/^[A-Za-z0-9_-]{1,128}$/.test(serviceCompanyId)) {
 		problems.push('SERVICE_COMPANY_ID must be the company id from the service portal (1 to 128 characters of A-Z a-z 0-9 _ -)');
@@ -209,6 +234,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 		serviceApiKey: serviceApiKey as string,
 		webhookSecret: webhookSecret as string,
 		webhookSecretPrevious,
+		webhookSecretPreviousUntil,
 		serviceCompanyId,
 		dataDir,
 		keysDir: join(dataDir, 'keys'),

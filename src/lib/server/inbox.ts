@@ -83,7 +83,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 
 	const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 	const webhookSecrets = await WebhookSecrets.load(
-		{ current: config.webhookSecret, previous: config.webhookSecretPrevious },
+		{ current: config.webhookSecret, previous: config.webhookSecretPrevious, previousUntil: config.webhookSecretPreviousUntil },
 		config.dataDir,
 		{ now, log }
 	);

@@ -30,7 +30,7 @@ export const postWebhookSecretRotation = route(async (event, inbox) => {
 	if (!(await inbox.portal.isSimulator())) {
 		throw new ContractError(
 			'MANUAL_STEP_REQUIRED',
-			'rotate the secret in the service portal, then set SERVICE_WEBHOOK_SECRET to the new secret and SERVICE_WEBHOOK_SECRET_PREVIOUS to the old one, and restart',
+			'rotate the secret in the service portal, then set SERVICE_WEBHOOK_SECRET to the new secret, SERVICE_WEBHOOK_SECRET_PREVIOUS to the old one and SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL to the end of the overlap the portal gave, and restart',
 			409
 		);
 	}

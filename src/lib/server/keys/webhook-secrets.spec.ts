@@ -11,6 +11,18 @@ const secret = (fill: number) => `whsec_${Buffer.alloc(32, fill).toString('base6
 const [OLD, NEW, NEWER, OPERATOR] = [secret(1), secret(2), secret(3), secret(4)];
 
 describe('webhook secrets across a rotation (contract 5.1 rule 4, 8)', () => {
+	it('accepts the environment’s previous secret only until the end of the overlap the operator set (contract 5.2)', async () => {
+		let now = Date.parse('2026-11-24T10:00:00Z');
+		const secrets = await WebhookSecrets.load(
+			{ current: NEW, previous: OLD, previousUntil: new Date('2026-11-24T12:00:00Z') },
+			mkdtempSync(join(tmpdir(), 'whsec-')),
+			{ now: () => now, log }
+		);
+		expect(secrets.accepted()).toEqual([NEW, OLD]);
+		now = Date.parse('2026-11-24T12:00:00Z');
+		expect(secrets.accepted()).toEqual([NEW]);
+	});
+
 	it('signs with the new secret, accepts both until previousValidUntil, and keeps them across a restart (file mode 0600)', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'whsec-'));
 		let now = Date.parse('2026-11-22T10:00:00Z');

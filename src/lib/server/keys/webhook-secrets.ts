@@ -28,6 +28,13 @@ export interface RotationResult {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** The secrets of the environment: the current one, and during a rotation the previous one until the overlap ends. */
+export interface EnvironmentSecrets {
+	current: string;
+	previous: string | null;
+	previousUntil?: Date | null;
+}
+
 export class WebhookSecrets {
 	private current: string;
 	private previous: { secret: string; validUntilMs: number | null } | null;
@@ -36,17 +43,19 @@ export class WebhookSecrets {
 	rotatedAt: string | null = null;
 
 	private constructor(
-		private readonly environment: { current: string; previous: string | null },
+		private readonly environment: EnvironmentSecrets,
 		private readonly dataDir: string,
 		private readonly now: () => number,
 		private readonly log: Logger
 	) {
 		this.current = environment.current;
-		this.previous = environment.previous ? { secret: environment.previous, validUntilMs: null } : null;
+		this.previous = environment.previous
+			? { secret: environment.previous, validUntilMs: environment.previousUntil?.getTime() ?? null }
+			: null;
 	}
 
 	static async load(
-		environment: { current: string; previous: string | null },
+		environment: EnvironmentSecrets,
 		dataDir: string,
 		options: { now: () => number; log: Logger }
 	): Promise<WebhookSecrets> {
