@@ -3,18 +3,20 @@
  * half of the contract (6.1 wraps, 6.2/6.5 messages and attachments, 6.6/6.7 signatures). Secrets
  * stay here; the page gets handles, public values, texts, envelopes and transferred bytes.
  */
-import { checkEd25519SecretKey, parseKeyFile } from '../keys';
+import { b64uDecode } from '../encoding';
+import { checkEd25519SecretKey, fingerprintB64u, fingerprintDisplay, parseKeyFile } from '../keys';
+import { rosterStatement, verifyRoster } from '../roster';
+import { verifyRotation } from '../signatures';
 import { fail } from '../errors';
 import type { RosterInput } from '../roster';
 import { initCrypto } from '../sodium';
 import { requireId } from '../rules';
-import type { RotationText } from '../vectors/implementation';
+import type { RosterText, RotationText } from '../vectors/implementation';
 import { backupFileName, formatBackup } from '../../keystore/backup';
 import { KeyStore, type OpenedKey } from '../../keystore/keystore';
 import { KEYSTORE_DATABASE, type KeyKind } from '../../keystore/schema';
 import { AttachmentDownloads } from './attachment-download';
 import { encryptFile } from './attachment-upload';
-import { workerConformance } from './conformance';
 import { decryptHistory, encryptReply } from './messages';
 import { failureOutcome } from './outcome';
 import { KeySession, type HeldKey } from './session';
@@ -189,8 +191,35 @@ export function createWorkerApi() {
 		signRotation: (handle: string, rotation: RotationText) =>
 			run((): SignedStatement => signRotationStatement(session.require(handle, 'signing'), rotation)),
 
-		/** The vectors' interface backed by the core (contract 9.1), for the runner on the page. */
-		conformance: workerConformance()
+		/** The contract 2.2 fingerprint of a public key: b64u and the display form people compare. */
+		fingerprint: (publicKey: string) =>
+			run(() => {
+				const key = b64uDecode(publicKey, 'publicKey');
+				return { fingerprint: fingerprintB64u(key), display: fingerprintDisplay(key) };
+			}),
+
+		/** The exact roster statement (contract 6.7) the page shows before signing. */
+		rosterStatement: (roster: RosterText) => run(() => rosterStatement(roster)),
+
+		/** Checks a roster's signature with `signing.pub` (contract 6.7); throws SIGNATURE_INVALID. */
+		verifyRoster: (input: RosterText & { signature: string; signingPublicKey: string }) =>
+			run(() => verifyRoster(input, b64uDecode(input.signingPublicKey, 'signingPublicKey'))),
+
+		/** Checks a key rotation statement's signature with `signing.pub` (contract 6.6). */
+		verifyRotation: (input: RotationText & { signature: string; signingPublicKey: string }) =>
+			run(() =>
+				verifyRotation(
+					{
+						companyId: input.companyId,
+						fromKeyVersion: input.fromKeyVersion,
+						fromPublicKey: b64uDecode(input.fromPublicKey, 'fromPublicKey'),
+						toKeyVersion: input.toKeyVersion,
+						toPublicKey: b64uDecode(input.toPublicKey, 'toPublicKey')
+					},
+					input.signature,
+					b64uDecode(input.signingPublicKey, 'signingPublicKey')
+				)
+			)
 	};
 }
 

@@ -5,7 +5,7 @@
  */
 import { proxy, transfer, wrap, type Remote } from 'comlink';
 import { ContractError } from '../errors';
-import type { ConformanceImplementation } from '../vectors/implementation';
+import type { RosterText } from '../vectors/implementation';
 import type { CryptoWorkerApi } from './api';
 import { ProgressReporter } from './progress';
 import { pumpPieces } from './stream-pump';
@@ -54,14 +54,11 @@ export class CryptoWorkerClient {
 	private readonly stopped: Promise<never>;
 	private stop!: (reason: Error) => void;
 	private readonly selected: Promise<void>;
-	/** The vectors' interface (contract 9.1) served by the worker, for the shared conformance runner. */
-	readonly conformance: ConformanceImplementation;
 
 	constructor(options: CryptoWorkerOptions = {}) {
 		installTransferHandlers();
 		this.worker = new Worker(new URL('./entry.ts', import.meta.url), { type: 'module', name: 'inbox-crypto' });
 		this.remote = wrap<CryptoWorkerApi>(this.worker);
-		this.conformance = this.remote.conformance as unknown as ConformanceImplementation;
 		this.stopped = new Promise<never>((_, reject) => (this.stop = reject));
 		this.stopped.catch(() => undefined);
 		this.worker.addEventListener('error', (event) => {
@@ -198,6 +195,26 @@ export class CryptoWorkerClient {
 		const result = await this.call(() => this.remote.finishAttachmentDecryption(decryption.id));
 		await progress.finish();
 		return result;
+	}
+
+	/** The contract 2.2 fingerprint of a public key (b64u), with the display form people compare. */
+	fingerprint(publicKey: string): Promise<{ fingerprint: string; display: string }> {
+		return this.call(() => this.remote.fingerprint(publicKey));
+	}
+
+	/** The exact roster statement (contract 6.7). */
+	rosterStatement(roster: RosterText): Promise<string> {
+		return this.call(() => this.remote.rosterStatement(roster));
+	}
+
+	/** Throws SIGNATURE_INVALID unless the roster's signature verifies with `signingPublicKey` (contract 6.7). */
+	verifyRoster(input: RosterText & { signature: string; signingPublicKey: string }): Promise<void> {
+		return this.call(() => this.remote.verifyRoster(input));
+	}
+
+	/** Throws SIGNATURE_INVALID unless the rotation statement's signature verifies (contract 6.6). */
+	verifyRotation(input: RotationText & { signature: string; signingPublicKey: string }): Promise<void> {
+		return this.call(() => this.remote.verifyRotation(input));
 	}
 
 	signRoster(handle: string, roster: RosterInput): Promise<SignedStatement> {

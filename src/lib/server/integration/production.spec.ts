@@ -58,6 +58,23 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 		}
 	});
 
+	it('the inbox’s crypto worker takes handles, never raw keys: the conformance harness is only the test page’s', () => {
+		const scripts = filesUnder(join(process.cwd(), 'build', 'client')).filter((file) => file.endsWith('.js'));
+		const text = (file: string) => readFileSync(file, 'utf8');
+		// Methods of the vectors' interface that take secret keys from the page.
+		const harnessOnly = ['signingSecretKey', 'keyPairFromSeed'];
+		const inboxWorkers = scripts.filter((file) => /workers\/entry-[^/]+\.js$/.test(file));
+		expect(inboxWorkers).toHaveLength(1);
+		for (const needle of harnessOnly) expect(text(inboxWorkers[0]).includes(needle), needle).toBe(false);
+		// Only the harness page (served with INBOX_TEST_PAGES=1 alone) starts the conformance worker.
+		const starters = scripts.filter((file) => !file.includes('/workers/') && text(file).includes('conformance-entry'));
+		expect(starters).toHaveLength(1);
+		expect(text(starters[0])).toContain('cryptoHarness');
+		for (const file of scripts.filter((file) => !file.includes('/workers/') && file !== starters[0])) {
+			for (const needle of harnessOnly) expect(text(file).includes(needle), `${needle} in ${file}`).toBe(false);
+		}
+	});
+
 	it('serves pages with a Content-Security-Policy without inline scripts, and the other security headers', async () => {
 		const response = await fetch(`${inbox.url}/`);
 		const csp = response.headers.get('content-security-policy') ?? '';
