@@ -4,7 +4,7 @@
  * signs it in the page; the simulated customer's app then seals new conversations for the new agent,
  * who reads them, and the grant job gives them the conversations that started before they joined.
  */
-import { adminTab, expect, inviteThroughPage, joinWithLink, signingAdmin, signRoster } from './support/admin-e2e';
+import { adminTab, expect, inviteThroughPage, joinWithLink, signingAdmin, signRoster, unlockSigningKey } from './support/admin-e2e';
 import { ADMIN, messages, navLink, openConversation, screenshot, test, unlock } from './support/inbox-e2e';
 
 test('an invited agent joins and makes a key; the signed roster seals new conversations for them and grants the earlier ones', async ({
@@ -63,6 +63,13 @@ test('an invited agent joins and makes a key; the signed roster seals new conver
 	await adminTab(page, 'Roster');
 	await expect(page.getByTestId('roster-added').filter({ hasText: 'Nora Agent' })).toHaveAttribute('data-agent-key-id', noraKeyId);
 	await expect(page.getByTestId('roster-statement')).toContainText(`${noraKeyId}:`);
+	// the same fingerprint string as on her own Key page, and the confirmation says she gains access
+	const added = page.getByTestId('roster-added').filter({ hasText: 'Nora Agent' });
+	await expect(added.getByTestId('roster-fingerprint')).toHaveText(`key ${noraFingerprint}`);
+	if (await page.getByTestId('signing-unlock').isVisible()) await unlockSigningKey(page);
+	await page.getByTestId('roster-sign').click();
+	await expect(page.getByTestId('confirm-gains').filter({ hasText: 'Nora Agent' })).toContainText(noraFingerprint);
+	await page.getByTestId('roster-confirm-cancel').click();
 	const version = await signRoster(page);
 	const grant = page.locator(`[data-testid=grant-job]`).first();
 	await expect(grant).toContainText(`Roster v${version}`);

@@ -128,6 +128,7 @@ test('a roster signed with another key, with a stale version or carrying the sig
 	expect(await signRoster(other)).toBe(accepted + 1);
 	await other.close();
 	await page.getByTestId('roster-sign').click();
+	await page.getByTestId('roster-confirm-sign').click();
 	await expect(page.getByTestId('roster-error')).toHaveAttribute('data-code', 'ROSTER_VERSION_CONFLICT');
 	await expect(page.getByTestId('roster-error')).toContainText('stale version');
 	// reloaded, the page offers the next version

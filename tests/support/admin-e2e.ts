@@ -125,6 +125,7 @@ export async function signRoster(page: Page): Promise<number> {
 	if (await page.getByTestId('signing-unlock').isVisible()) await unlockSigningKey(page);
 	const version = Number(await draft.getAttribute('data-roster-version'));
 	await page.getByTestId('roster-sign').click();
+	await page.getByTestId('roster-confirm-sign').click();
 	await expect(page.getByTestId('roster-accepted')).toHaveAttribute('data-roster-version', String(version));
 	return version;
 }
