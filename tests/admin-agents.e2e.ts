@@ -1,5 +1,5 @@
 /**
- * Managing agents (issue 7 §1, §4): a disabled agent is signed out at once and comes back when
+ * Managing agents: a disabled agent is signed out at once and comes back when
  * enabled; an agent who lost their key is reset, makes a new key at the next sign-in, and the next
  * signed roster re-grants them the conversations they had.
  */

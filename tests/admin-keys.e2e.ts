@@ -1,5 +1,5 @@
 /**
- * Company key and webhook secret rotation through the admin's pages (issue 7 §5, §6, §7; contract 6.6,
+ * Company key and webhook secret rotation through the admin's pages (contract 6.6,
  * 8): the rotation statement is signed in the page and entered in the simulated portal; conversations
  * sealed for the previous key still open on the server (an agent added afterwards is granted one), and
  * new invitations carry the new key's fingerprint. A webhook secret rotation loses no event: not one

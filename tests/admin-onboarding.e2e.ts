@@ -1,5 +1,5 @@
 /**
- * Agent onboarding (issue 7 §1, §3, §4, §7; DESIGN flow 5): an admin invites a person, who joins with
+ * Agent onboarding (DESIGN flow 5): an admin invites a person, who joins with
  * the one-time link and makes a key in their own browser; the admin reviews the roster's difference and
  * signs it in the page; the simulated customer's app then seals new conversations for the new agent,
  * who reads them, and the grant job gives them the conversations that started before they joined.

@@ -1,5 +1,5 @@
 /**
- * What the roster refuses and what removal means (issue 7 §3, §4, §7; contract 2.9, 6.7): a removed
+ * What the roster refuses and what removal means (contract 2.9, 6.7): a removed
  * agent gets no wrap for a conversation that starts after the next roster; a roster signed with another
  * key, with a stale version, with an unknown field or carrying the signing secret is refused, driven
  * from the admin's page, and changes nothing; a page whose draft went stale shows the conflict.

@@ -1,5 +1,5 @@
 /**
- * The signing key in the admin's page (issue 7 §2, §7): `signing.key` is imported into the browser's
+ * The signing key in the admin's page: `signing.key` is imported into the browser's
  * key store through the page and checked against the server's `signing.pub`; another company's key or
  * a file that is no key is refused and nothing is kept; later visits unlock it; no request ever
  * carries the secret. Agents have no admin entry and the admin API refuses them.

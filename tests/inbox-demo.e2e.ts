@@ -1,5 +1,5 @@
 /**
- * The demo (issue 6 §8): on a stack started like `npm start` (demo key backups handed out), the demo data
+ * The demo: on a stack started like `npm start` (demo key backups handed out), the demo data
  * seeds keys, a signed roster and conversations; a demo agent's first sign-in in a fresh browser is offered
  * their key backup, restores it with the demo password, and reads the simulated customers' conversations.
  */

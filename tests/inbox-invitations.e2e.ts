@@ -1,5 +1,5 @@
 /**
- * Invitations (issue 6 §7, §9): an agent creates one for a new customer and copies or shows as a QR code
+ * Invitations: an agent creates one for a new customer and copies or shows as a QR code
  * the one-time link with its `#s=…&fp=…` fragment; the customer's app checks `fp`, and the conversation
  * starts verified, live in the list; keyboard navigation and search reach it.
  */

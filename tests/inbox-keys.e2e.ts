@@ -1,5 +1,5 @@
 /**
- * Getting in (issue 6 §1, §9): first login creates the agent's key in the worker and registers it; a
+ * Getting in: first login creates the agent's key in the worker and registers it; a
  * reload asks for the passphrase; a wrong one changes nothing; lock, idle lock and sign-out wipe the key;
  * a browser without the key restores it from a backup file, or makes a new one for an admin to re-grant.
  */

@@ -1,5 +1,5 @@
 /**
- * Conversations and messages (issue 6 §2–§4, §9): a customer's message arrives live and is decrypted in
+ * Conversations and messages: a customer's message arrives live and is decrypted in
  * the worker; the agent's reply is read back in clear by the simulated customer; a tampered message shows
  * DECRYPT_FAILED in place; a send whose answer was lost is retried with the same envelope and key and
  * delivered once; unknown content types are ignored; refusals of the service read as plain sentences.

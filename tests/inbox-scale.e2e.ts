@@ -1,5 +1,5 @@
 /**
- * The conversation list with 10,000 conversations (issue 6 §2, §9): a stack of its own whose database
+ * The conversation list with 10,000 conversations: a stack of its own whose database
  * holds 10,000 conversations besides a live one; the browser loads them all, keeps a few dozen rows in the
  * DOM, and follows a scroll from top to bottom frame by frame. The frame times are reported, not asserted
  * (speed belongs in benchmarks); what is asserted is that every frame showed the rows under the viewport.

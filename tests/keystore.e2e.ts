@@ -1,5 +1,5 @@
 /**
- * The key store in Chromium (issue 3 §2–3): create → reload → unlock, wrong passphrase, lock wipes,
+ * The key store in Chromium: create → reload → unlock, wrong passphrase, lock wipes,
  * change of passphrase, backup export and import, the admin's signing key, delete, and scans of
  * IndexedDB and of the browser profile on disk proving that no secret key is stored in clear.
  */

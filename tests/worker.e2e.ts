@@ -1,5 +1,5 @@
 /**
- * The crypto worker in Chromium (issue 3 §3): the public vectors through the worker client with the
+ * The crypto worker in Chromium: the public vectors through the worker client with the
  * shared runner, error codes across comlink, history, replies, attachments, signatures.
  */
 import { expect, test, type Page } from '@playwright/test';

@@ -69,7 +69,7 @@ async function main(): Promise<void> {
 		void stack.sim.close().then(() => process.exit(1));
 	});
 
-	// Demo conversations, agent keys and a signed roster (issue 6); once per DATA_DIR.
+	// Demo conversations, agent keys and a signed roster; once per DATA_DIR.
 	await seedDemo({
 		inboxUrl: stack.inbox.url,
 		simUrl: stack.simUrl,

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:browser` (issue 3 §4): in Chromium, one run measures a 25 MiB attachment fetched
+ * `npm run bench:browser`: in Chromium, one run measures a 25 MiB attachment fetched
  * from a local server as a plain download and through download + streamed decryption + digest in
  * the worker, the worker's decrypt throughput, the peak JS heap growth, and a 1,000-envelope
  * history page decrypted in the worker, round trip included. Prints figures, ratios and targets.

@@ -6,7 +6,7 @@
  *     `POST /v1/conversations/{id}/agent-wraps`, with the job's durable marks and stored operations (PGlite);
  *  3. the reference: the same open + seal + signed upload for every conversation with the same number in
  *     flight, without the job machinery (no database), in the same run.
- * Target (issue 7 §4): 10,000 conversations granted in under 60 s.
+ * Target: 10,000 conversations granted in under 60 s.
  */
 import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 /**
  * JS heap of a page and of its workers, read over the Chrome DevTools Protocol for the browser
- * benchmark (issue 3 §4): V8 heap plus ArrayBuffer backing stores, per target, and garbage collection.
+ * benchmark: V8 heap plus ArrayBuffer backing stores, per target, and garbage collection.
  */
 import type { Browser, CDPSession } from '@playwright/test';
 

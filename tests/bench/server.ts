@@ -4,7 +4,7 @@
  *     real receiver (production build, PGlite, processing on), and for a bare node:http server that only
  *     verifies the HMAC (the ceiling), with their ratio; then the same two without a rate limit;
  *  2. the signing proxy's added latency: the same `/v1` GET through `/api/v1/...` and signed directly.
- * Targets (issue 5 §10): ≥ 1,000 stored events/s with p99 ack < 50 ms on PGlite; proxy overhead p50 < 2 ms.
+ * Targets: ≥ 1,000 stored events/s with p99 ack < 50 ms on PGlite; proxy overhead p50 < 2 ms.
  */
 import autocannon from 'autocannon';
 import { mkdtempSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * What the admin browser tests (tests/admin*.e2e.ts, issue 7 §7) share on top of inbox-e2e.ts: a fresh
+ * What the admin browser tests (tests/admin*.e2e.ts) share on top of inbox-e2e.ts: a fresh
  * admin per test (each test has its own browser profile, so its own key store), importing the stack's
  * `signing.key` through the page, a `signing.key` of another company, signing the roster on the roster
  * page, and a person joining with an invitation link in their own browser.

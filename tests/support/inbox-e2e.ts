@@ -1,5 +1,5 @@
 /**
- * What the inbox's browser tests (tests/inbox*.e2e.ts, issue 6 §9) share: one stack per Playwright
+ * What the inbox's browser tests (tests/inbox*.e2e.ts) share: one stack per Playwright
  * worker (simulator + registered company + the production build, from tests/support/stack.ts), agents
  * made through the admin API, the roster signed with the stack's `signing.key`, simulated customers
  * driven through `/_sim/*`, and the screens' common steps (sign in, create or unlock the key).

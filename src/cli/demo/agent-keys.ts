@@ -1,5 +1,5 @@
 /**
- * An agent key made in Node for the demo (issue 6 §8): the X25519 pair and `agentKeyId` the browser's
+ * An agent key made in Node for the demo: the X25519 pair and `agentKeyId` the browser's
  * key store would make, and its encrypted backup file in the key store's own format
  * (src/lib/keystore/backup.ts), sealed under the demo password, so the person restores it in the page.
  */

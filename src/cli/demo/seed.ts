@@ -1,5 +1,5 @@
 /**
- * The demo's data (issue 6 §8): each demo account gets an agent key made in Node with its backup file
+ * The demo's data: each demo account gets an agent key made in Node with its backup file
  * (sealed under the demo password) and registered with the inbox; a roster of all of them is signed
  * with the demo's `signing.key` and uploaded; then simulated customers start a few conversations, write,
  * and send a photo and a receipt, and an agent answers one. Runs once per DATA_DIR.

@@ -1,5 +1,5 @@
 /**
- * Plain sentences for what an admin may meet (issue 7; docs/inbox-api.md, administration): a refused
+ * Plain sentences for what an admin may meet (docs/inbox-api.md, administration): a refused
  * roster or signature, an expired invitation, a secret the server will not take, a step to do by hand.
  * Everything else is said as for agents (explain.ts); the page shows the code beside the sentence.
  */

@@ -1,5 +1,5 @@
 /**
- * The next agent roster as the admin page prepares it (contract 2.9, 6.7; issue 7 §3): version =
+ * The next agent roster as the admin page prepares it (contract 2.9, 6.7): version =
  * previous + 1, `issuedAt` now in the exact format, the active agents the server lists; the difference
  * against the latest accepted roster, so the admin sees who gains or loses access before signing; and
  * the exact upload body. Pure functions: the statement itself is built by the crypto core in the worker.

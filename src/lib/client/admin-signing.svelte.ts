@@ -1,5 +1,5 @@
 /**
- * The admin's Ed25519 signing key in this browser (issue 7 §2; contract 2.1, 5.3;
+ * The admin's Ed25519 signing key in this browser (contract 2.1, 5.3;
  * docs/crypto-worker.md): `signing.key` is read and imported inside the crypto worker, wrapped in the
  * key store under the admin's passphrase, and kept only if its public half equals the `signing.pub`
  * the server holds. The page holds a handle; the secret is never uploaded and never on the main thread.

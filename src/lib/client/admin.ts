@@ -1,5 +1,5 @@
 /**
- * The admin pages' calls to the inbox server (issue 7; docs/inbox-api.md, administration): agents and
+ * The admin pages' calls to the inbox server (docs/inbox-api.md, administration): agents and
  * their invitations, the signing key's public half, rosters signed in the page, grant jobs, company key
  * and webhook secret rotation, deliveries, received events and trust counts. Nothing here ever carries
  * a secret key: signing happens in the crypto worker, and only statements and signatures travel.

@@ -1,5 +1,5 @@
 /**
- * Attachments in the browser (contract 2.6–2.8, 4.3, 4.4; issue 6 §5). Sending: create the upload
+ * Attachments in the browser (contract 2.6–2.8, 4.3, 4.4). Sending: create the upload
  * through the proxy, encrypt in the worker with progress, PUT the ciphertext to `uploadUrl` with exactly
  * the returned method and headers and no credentials. Receiving: the download record, `fetch`, and the
  * body streamed into the worker, which releases a Blob only after the length and digest checks.

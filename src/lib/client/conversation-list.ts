@@ -1,5 +1,5 @@
 /**
- * The conversation list's pure logic (issue 6 §2): the order (last activity first), filters by
+ * The conversation list's pure logic: the order (last activity first), filters by
  * status and unread, search, per-filter counts, and inserting one changed conversation into a
  * sorted list of 10,000 without sorting it again.
  */

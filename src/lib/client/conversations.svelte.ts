@@ -1,5 +1,5 @@
 /**
- * The conversation list of the inbox (issue 6 §2): every conversation of the inbox's view
+ * The conversation list of the inbox: every conversation of the inbox's view
  * (`GET /api/conversations`, pages of 200), kept live by `/api/events`, with filters, search, counts
  * and the text previews this tab decrypted. Plaintext previews live in memory only and go on lock.
  */

@@ -1,5 +1,5 @@
 /**
- * The page's one crypto worker (issue 3 client, issue 6): started for the signed-in account so its
+ * The page's one crypto worker: started for the signed-in account so its
  * keys live in that account's own key store, and terminated on sign-out, which wipes every secret.
  * libsodium never loads on the main thread.
  */

@@ -1,5 +1,5 @@
 /**
- * Demo mode only (issue 6 §8): the demo launcher made each demo agent's key in Node and saved its
+ * Demo mode only: the demo launcher made each demo agent's key in Node and saved its
  * backup file; when the server runs with the demo switch on, it hands the signed-in demo agent that
  * file so the person does not have to pick it. Any other server answers 404 and nothing is offered.
  */

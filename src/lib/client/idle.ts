@@ -1,5 +1,5 @@
 /**
- * The idle lock (issue 6 §1): after a stretch without keyboard, pointer or scroll activity the
+ * The idle lock: after a stretch without keyboard, pointer or scroll activity the
  * agent's key is locked and the worker wiped. Measured against the wall clock, so a background tab
  * whose timers are throttled still locks on time.
  */

@@ -1,5 +1,5 @@
 /**
- * The signed-in, unlocked inbox (issue 6 §2–§3): the conversation list, the live connection that
+ * The signed-in, unlocked inbox: the conversation list, the live connection that
  * keeps it current, the thread on screen, and previews of new messages decrypted in the worker.
  * Created when the key is unlocked, stopped (with every plaintext forgotten) on lock or sign-out.
  */

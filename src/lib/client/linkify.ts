@@ -1,5 +1,5 @@
 /**
- * Message text as display segments (issue 6 §3): plain text, and `http(s)` URLs that the thread turns
+ * Message text as display segments: plain text, and `http(s)` URLs that the thread turns
  * into `<a rel="noopener noreferrer nofollow" target="_blank">` elements. Text is never parsed as HTML;
  * every other scheme stays text.
  */

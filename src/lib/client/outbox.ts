@@ -1,5 +1,5 @@
 /**
- * Sends that have not been confirmed yet (issue 6 §4; contract 4.2 rule 4, 5.1 idempotency): the exact
+ * Sends that have not been confirmed yet (contract 4.2 rule 4, 5.1 idempotency): the exact
  * envelope and its `Idempotency-Key`, kept in sessionStorage so that a retry — even after a reload —
  * resends the same bytes with the same key and the service acts once. Only ciphertext is stored.
  */

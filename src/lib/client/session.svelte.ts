@@ -1,5 +1,5 @@
 /**
- * The signed-in agent and their key (issue 6 §1; docs/inbox-api.md §2–§3): the session, then the
+ * The signed-in agent and their key (docs/inbox-api.md §2–§3): the session, then the
  * key gate — create a key on first login, unlock it later, restore it from a backup file or make a
  * new one when this browser has none — and the lock on sign-out, on idle and when the session ends.
  */

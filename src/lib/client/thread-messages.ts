@@ -1,5 +1,5 @@
 /**
- * The messages of a thread as the page shows them (issue 6 §3–§5): received and sent history items
+ * The messages of a thread as the page shows them: received and sent history items
  * with their decrypted text or attachment meta, or the code of the failure in place; local sends with
  * their state. Pure functions: which items to decrypt, and merging pages without duplicates.
  */

@@ -1,5 +1,5 @@
 /**
- * Sending in a thread (issue 6 §4–§5; contract 4.2, 4.3, 5.1): a text or a file becomes an envelope kept
+ * Sending in a thread (contract 4.2, 4.3, 5.1): a text or a file becomes an envelope kept
  * in the outbox with its `Idempotency-Key` before the first attempt; attempts resend that same envelope;
  * files are uploaded first (with progress), and a reload finds unconfirmed sends and sends them again.
  */

@@ -1,5 +1,5 @@
 /**
- * One open conversation (issue 6 §3–§6): its key opened in the worker from the agent's wrap, the
+ * One open conversation: its key opened in the worker from the agent's wrap, the
  * history paged with `before`/`after` through the proxy and decrypted a page per worker call, live
  * messages, the read receipt, typing and closing. Sending lives in thread-sender.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Throttling of the `typing` signal (issue 6 §3; POST …/typing lasts 5 s, docs/contract-gaps.md §5):
+ * Throttling of the `typing` signal (POST …/typing lasts 5 s, docs/contract-gaps.md §5):
  * at most one signal per interval while the agent keeps typing.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Which decrypted attachments may be shown, and how (issue 6 §5; contract 2.6 `mime`): raster images,
+ * Which decrypted attachments may be shown, and how (contract 2.6 `mime`): raster images,
  * audio, video and plain text open in the viewer tab, inside a sandboxed frame without
  * `allow-same-origin` or `allow-scripts`; every other type (HTML, SVG, PDF, …) is a download only.
  */

@@ -1,5 +1,5 @@
 /**
- * The window of a virtualized list (issue 6 §2, 10,000 conversations): which rows of a fixed row
+ * The window of a virtualized list (10,000 conversations): which rows of a fixed row
  * height intersect the viewport, plus an overscan, so the page renders a few dozen rows at most.
  */
 

@@ -3,7 +3,7 @@
  * pages read, declared once for both sides. Types only: nothing here runs.
  */
 
-/** A grant job (issue 7 §4): wraps of earlier conversations for the agents a roster added. */
+/** A grant job: wraps of earlier conversations for the agents a roster added. */
 export interface GrantJobView {
 	jobId: string;
 	rosterVersion: number;

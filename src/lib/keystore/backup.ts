@@ -1,5 +1,5 @@
 /**
- * The encrypted key backup file (issue 3 §2): the passphrase layer of a stored key (Argon2id +
+ * The encrypted key backup file: the passphrase layer of a stored key (Argon2id +
  * XChaCha20-Poly1305, see passphrase.ts) with its public values, as JSON. It does not depend on the
  * device key, so it restores the key in another browser; without the passphrase it is useless.
  */

@@ -1,5 +1,5 @@
 /**
- * The device layer of the key store (issue 3 §2): the passphrase-sealed secret is encrypted once
+ * The device layer of the key store: the passphrase-sealed secret is encrypted once
  * more with AES-256-GCM under a non-extractable WebCrypto key that lives in IndexedDB, so page
  * script can use it in this browser but never read it out, and a stored record is useless elsewhere.
  */

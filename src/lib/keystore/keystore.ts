@@ -1,5 +1,5 @@
 /**
- * The browser key store (issue 3 §2), run inside the crypto worker: the agent's X25519 key and the
+ * The browser key store, run inside the crypto worker: the agent's X25519 key and the
  * admin's Ed25519 `signing.key` (contract 2.1) stored wrapped twice (passphrase layer, then device
  * layer), with create, unlock, change of passphrase, backup export and import, and delete.
  */

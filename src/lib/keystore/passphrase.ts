@@ -1,5 +1,5 @@
 /**
- * The passphrase layer of the key store (issue 3 §2; primitives of contract 1 §3): a secret key sealed
+ * The passphrase layer of the key store (primitives of contract 1 §3): a secret key sealed
  * with XChaCha20-Poly1305 IETF under a key derived from the passphrase with Argon2id
  * (`crypto_pwhash`). The same sealed form is the content of an exported backup file.
  */

@@ -1,5 +1,5 @@
 /**
- * Persistent storage for the key store (issue 3 §2), asked from the page (`persist()` exists on
+ * Persistent storage for the key store, asked from the page (`persist()` exists on
  * windows only): without it the browser may evict IndexedDB under storage pressure, and the wrapped
  * keys with it, so the UI tells the user and points to the backup file.
  */

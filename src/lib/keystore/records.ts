@@ -1,5 +1,5 @@
 /**
- * Key records of the key store (issue 3 §2): a secret sealed under the passphrase layer, that layer
+ * Key records of the key store: a secret sealed under the passphrase layer, that layer
  * sealed under the device key, and the way back with the check that the secret belongs to the
  * stored public key (as contract 2.1 asks of key files). Pure, given the device key.
  */

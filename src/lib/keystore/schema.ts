@@ -1,5 +1,5 @@
 /**
- * The key store's IndexedDB schema (issue 3 §2) and its versioned upgrades: one record per key kind
+ * The key store's IndexedDB schema and its versioned upgrades: one record per key kind
  * (the agent's X25519 key, the admin's Ed25519 `signing.key` of contract 2.1) and the device key.
  * Upgrades run in order from the stored version, so a later version can migrate stored records.
  */

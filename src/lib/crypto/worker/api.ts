@@ -1,5 +1,5 @@
 /**
- * The crypto worker's API (issue 3 §1–2): the key store and every secret operation of the browser
+ * The crypto worker's API: the key store and every secret operation of the browser
  * half of the contract (6.1 wraps, 6.2/6.5 messages and attachments, 6.6/6.7 signatures). Secrets
  * stay here; the page gets handles, public values, texts, envelopes and transferred bytes.
  */

@@ -1,5 +1,5 @@
 /**
- * The page's side of the crypto worker (issue 3 §1): starts the module worker, wraps it with comlink
+ * The page's side of the crypto worker: starts the module worker, wraps it with comlink
  * and offers typed calls. Streams and ciphertexts are transferred, progress callbacks proxied, and a
  * `ContractError` thrown in the worker arrives here as a `ContractError` with its code.
  */

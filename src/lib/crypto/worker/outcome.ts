@@ -1,5 +1,5 @@
 /**
- * Per-item results of batch calls (issue 3 §1): one item's `ContractError` becomes its outcome with
+ * Per-item results of batch calls: one item's `ContractError` becomes its outcome with
  * the contract's code, so it never hides the other items; any other error is a fault and propagates.
  */
 import { ContractError } from '../errors';

@@ -1,5 +1,5 @@
 /**
- * Progress of long attachment work (issue 3 §1), reported to a page callback across comlink at
+ * Progress of long attachment work, reported to a page callback across comlink at
  * most about a hundred times per file, never awaited except the last, and released when the work ends.
  */
 import { releaseProxy } from 'comlink';

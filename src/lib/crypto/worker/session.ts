@@ -1,5 +1,5 @@
 /**
- * The secrets the worker holds in memory (issue 3 §1, "handles, not keys"): at most one unlocked
+ * The secrets the worker holds in memory ("handles, not keys"): at most one unlocked
  * key per kind, known to the page only by an opaque handle, and the conversation keys opened with
  * the agent key. `lock()` wipes all of them.
  */

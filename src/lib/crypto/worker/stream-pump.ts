@@ -1,5 +1,5 @@
 /**
- * The page's half of a streamed attachment decryption (issue 3 §1): reads a `fetch` body and hands
+ * The page's half of a streamed attachment decryption: reads a `fetch` body and hands
  * each piece to the worker as a transferred ArrayBuffer (never a copy), a few pieces in flight. A
  * byte stream is read into a small pool of buffers that the worker hands back, so a 25 MiB download
  * leaves no garbage behind on either side of the boundary.

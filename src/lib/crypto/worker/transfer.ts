@@ -1,6 +1,6 @@
 /**
- * Comlink transfer handler for thrown values, installed on both sides of the worker boundary (issue 3
- * §1): a `ContractError` arrives as a `ContractError` with its contract code (7.1) and status,
+ * Comlink transfer handler for thrown values, installed on both sides of the worker boundary: a
+ * `ContractError` arrives as a `ContractError` with its contract code (7.1) and status,
  * where comlink's default would keep only the message.
  */
 import { transferHandlers, type TransferHandler } from 'comlink';

@@ -1,5 +1,5 @@
 /**
- * The values that cross the worker boundary (issue 3 §1): handles and public values of keys,
+ * The values that cross the worker boundary: handles and public values of keys,
  * history items and their results, attachment results and progress. Types only, so the page can
  * import them without loading the crypto core.
  */

@@ -1,5 +1,5 @@
 /**
- * The browser test harness of the crypto worker and key store (issue 3 §3). It exists only when the
+ * The browser test harness of the crypto worker and key store. It exists only when the
  * server runs with `INBOX_TEST_PAGES=1` (the Playwright stack and `npm run bench:browser`).
  */
 import { error } from '@sveltejs/kit';

@@ -1,5 +1,5 @@
 /**
- * Test-only helpers of the crypto harness page (issue 3 §3, §4), reached by Playwright as
+ * Test-only helpers of the crypto harness page, reached by Playwright as
  * `window.cryptoHarness`: the conformance runner against the worker, outcomes with error codes,
  * streamed downloads with frame counts, and a dump of every IndexedDB record.
  */

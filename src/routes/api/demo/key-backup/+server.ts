@@ -1,5 +1,5 @@
 /**
- * Demo only (issue 6 §8): hands the signed-in account the key backup file the demo launcher made for it,
+ * Demo only: hands the signed-in account the key backup file the demo launcher made for it,
  * so a person trying the demo restores their agent key without picking a file. Off unless the launcher
  * sets `INBOX_DEMO_KEY_BACKUPS` to its backup directory; otherwise `404 NOT_FOUND` like any unknown route.
  * The file is the key store's encrypted backup (src/lib/keystore/backup.ts): useless without the passphrase.
