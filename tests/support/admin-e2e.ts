@@ -77,7 +77,7 @@ export async function foreignSigningKeyFile(): Promise<string> {
 	return path;
 }
 
-export type AdminTab = 'Signing key' | 'Agents' | 'Roster' | 'Keys' | 'Operations';
+export type AdminTab = 'Signing key' | 'Agents' | 'Roster' | 'Keys' | 'Operations' | 'Policies' | 'Audit log';
 
 /**
  * Opens an admin page by its links, as a person would: a client-side navigation keeps the crypto

@@ -9,6 +9,7 @@ import { api } from './http';
 import type { Account, Role, Trust } from './types';
 import type { GrantJobView } from '../inbox-api/admin';
 import type { InboxSettings } from '../inbox-api/records';
+import type { AuditEntry } from '../audit/chain';
 
 export interface AdminAgent {
 	accountId: string;
@@ -198,3 +199,8 @@ export const getTrust = () => api<{ data: TrustRow[]; counts: Record<string, num
 export const getSettings = () => api<InboxSettings>('GET', `${ADMIN}/settings`);
 
 export const changeSettings = (change: Partial<InboxSettings>) => api<InboxSettings>('PATCH', `${ADMIN}/settings`, { body: change });
+
+export type AuditPage = { data: AuditEntry[]; hasMore: boolean };
+
+export const listAudit = (filter: { action?: string; actor?: string; before?: number; after?: number; limit?: number }) =>
+	api<AuditPage>('GET', `${ADMIN}/audit${query(filter)}`);

@@ -21,6 +21,7 @@ import { isoSeconds } from '../db/conversations';
 import { latestStoredRoster } from '../db/rosters';
 import { deleteSessionsOf } from '../auth/sessions';
 import type { Inbox } from '../inbox';
+import { recordAudit } from '../audit/record';
 
 export async function listAgents(inbox: Inbox) {
 	const [accounts, activity, roster] = await Promise.all([listAccounts(inbox.db), lastActivity(inbox.db), latestStoredRoster(inbox.db)]);
@@ -55,6 +56,11 @@ export async function setDisabled(inbox: Inbox, admin: Account, accountId: strin
 	await otherAccount(inbox, admin, accountId, disabled ? 'disable' : 'enable');
 	await setAccountDisabled(inbox.db, accountId, disabled ? new Date(inbox.now()) : null);
 	if (disabled) await endSessions(inbox, accountId);
+	await recordAudit(
+		inbox.db,
+		{ actor: admin, action: disabled ? 'agent.disabled' : 'agent.enabled', target: accountId },
+		new Date(inbox.now())
+	);
 	inbox.log.info(disabled ? 'account disabled' : 'account enabled', { account: accountId, by: admin.accountId });
 }
 
@@ -63,6 +69,7 @@ export async function removeAgent(inbox: Inbox, admin: Account, accountId: strin
 	await endSessions(inbox, accountId);
 	await deleteAccount(inbox.db, accountId);
 	inbox.sessionCache.dropAccount(accountId);
+	await recordAudit(inbox.db, { actor: admin, action: 'agent.removed', target: accountId }, new Date(inbox.now()));
 	inbox.log.info('account removed', { account: accountId, by: admin.accountId });
 }
 
@@ -71,6 +78,11 @@ export async function resetAgentKey(inbox: Inbox, admin: Account, accountId: str
 	if (!account) throw new ContractError('NOT_FOUND', `no account ${accountId}`, 404);
 	await clearAgentKey(inbox.db, accountId);
 	inbox.sessionCache.dropAccount(accountId);
+	await recordAudit(
+		inbox.db,
+		{ actor: admin, action: 'agent.key_reset', target: accountId, details: { previousKey: account.agentKeyId } },
+		new Date(inbox.now())
+	);
 	inbox.log.info('agent key reset', { account: accountId, previousKey: account.agentKeyId, by: admin.accountId });
 }
 
@@ -89,6 +101,16 @@ export async function inviteAgent(inbox: Inbox, admin: Account, body: Record<str
 			role: role as Role,
 			createdBy: admin.accountId,
 			expiresAt: new Date(now.getTime() + validForHours * 3600_000)
+		},
+		now
+	);
+	await recordAudit(
+		inbox.db,
+		{
+			actor: admin,
+			action: 'agent.invited',
+			target: invitation.invitationId,
+			details: { role: role as string, displayName: displayName.trim() }
 		},
 		now
 	);

@@ -11,6 +11,7 @@ import { isoSeconds } from '../db/conversations';
 import { createGrantJob, newGrantJobId, supersedeGrantJobs, unfinishedGrantJobs, type GrantJob } from '../db/grant-jobs';
 import { latestStoredRoster, listRosters, storeRoster, type StoredRoster } from '../db/rosters';
 import type { Inbox } from '../inbox';
+import { recordAudit } from '../audit/record';
 import { errorText } from '../log';
 import { companyIdOf } from './company';
 import { announceGrantProgress, grantJobView, type GrantJobView } from './grants';
@@ -203,6 +204,16 @@ export async function acceptRoster(
 
 	const roster: StoredRoster = { ...record, uploadedBy: admin.accountId, uploadedAt: new Date(inbox.now()) };
 	const job = await recordAcceptedRoster(inbox, roster, previous);
+	await recordAudit(
+		inbox.db,
+		{
+			actor: admin,
+			action: 'roster.uploaded',
+			target: `v${roster.rosterVersion}`,
+			details: { agents: agents.length, grantJob: job?.jobId ?? null, grantedAgents: job?.agents.length ?? 0 }
+		},
+		new Date(inbox.now())
+	);
 	inbox.log.info('roster accepted', {
 		rosterVersion: roster.rosterVersion,
 		agents: agents.length,

@@ -5,6 +5,7 @@
 import { ContractError } from '../../crypto/errors';
 import { companyIdOf } from '../admin/company';
 import { companyKeyOverview, confirmRotation, startRotation } from '../admin/company-key';
+import { recordAudit } from '../audit/record';
 import { json, readJsonObject } from '../http/responses';
 import { requireSession, route } from './event';
 
@@ -20,8 +21,14 @@ export const postCompanyKeyRotation = route(async (event, inbox) => {
 });
 
 export const postCompanyKeyRotationConfirm = route(async (event, inbox) => {
-	requireSession(event, 'admin');
-	return json(await confirmRotation(inbox, await readJsonObject(event.request, 4 * 1024)));
+	const { account } = requireSession(event, 'admin');
+	const rotated = await confirmRotation(inbox, await readJsonObject(event.request, 4 * 1024));
+	await recordAudit(
+		inbox.db,
+		{ actor: account, action: 'company_key.rotated', target: `v${rotated.keyVersion}`, details: { fingerprint: rotated.fingerprint } },
+		new Date(inbox.now())
+	);
+	return json(rotated);
 });
 
 export const postWebhookSecretRotation = route(async (event, inbox) => {
@@ -36,6 +43,11 @@ export const postWebhookSecretRotation = route(async (event, inbox) => {
 	}
 	const companyId = await companyIdOf(inbox);
 	const rotated = await inbox.webhookSecrets.rotate(() => inbox.portal.rotateWebhookSecret(companyId));
+	await recordAudit(
+		inbox.db,
+		{ actor: account, action: 'webhook_secret.rotated', details: { previousValidUntil: rotated.previousValidUntil } },
+		new Date(inbox.now())
+	);
 	inbox.log.info('webhook secret rotated', { by: account.accountId, previousValidUntil: rotated.previousValidUntil });
 	return json(rotated);
 });

@@ -1,4 +1,5 @@
 /** The team's settings for admins (docs/inbox-api.md, "Settings"): read by admins, changed by admins only. */
+import { recordAudit } from '../audit/record';
 import { parseSettingsChange, readSettings, updateSettings } from '../db/settings';
 import { json, readJsonObject } from '../http/responses';
 import { requireSession, route } from './event';
@@ -11,7 +12,10 @@ export const getSettings = route(async (event, inbox) => {
 export const patchSettings = route(async (event, inbox) => {
 	const { account } = requireSession(event, 'admin');
 	const change = parseSettingsChange(await readJsonObject(event.request, 4 * 1024));
-	await updateSettings(inbox.db, change, account, new Date(inbox.now()));
+	await inbox.db.transaction(async (tx) => {
+		await updateSettings(tx, change, account, new Date(inbox.now()));
+		await recordAudit(tx, { actor: account, action: 'settings.changed', details: { ...change } }, new Date(inbox.now()));
+	});
 	inbox.log.info('settings changed', { account: account.accountId, settings: Object.keys(change).join(',') });
 	return json(await readSettings(inbox.db));
 });

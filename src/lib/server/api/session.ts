@@ -3,6 +3,7 @@
  * limiting per address and per username, an HttpOnly SameSite=Strict cookie (Secure outside localhost).
  */
 import { ContractError } from '../../crypto/errors';
+import { recordAudit } from '../audit/record';
 import { findAccountForLogin } from '../db/accounts';
 import { originIsLocalHttp } from '../config';
 import { json, readJsonObject } from '../http/responses';
@@ -47,10 +48,16 @@ export const login = route(async (event: ApiEvent, inbox) => {
 		await inbox.loginThrottle.finish(decision.attemptId, username, valid, new Date(inbox.now()));
 	}
 	if (!found || !valid) {
+		await recordAudit(
+			inbox.db,
+			{ actor: null, actorName: username, action: 'session.login_failed', details: { address } },
+			new Date(inbox.now())
+		);
 		inbox.log.warn('login failed', { address });
 		throw new ContractError('INVALID_CREDENTIALS', 'the username or the password is wrong', 401);
 	}
 	const expiresAt = await startSession(event, inbox, found.account.accountId);
+	await recordAudit(inbox.db, { actor: found.account, action: 'session.login', details: { address } }, new Date(inbox.now()));
 	inbox.log.info('login', { account: found.account.accountId });
 	return json({ account: accountJson(found.account), expiresAt: expiresAt.toISOString() });
 });

@@ -10,6 +10,7 @@ import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { buildInviteLink, generateInviteSecret } from '../../crypto/invite';
 import { v1, type InviteRecord } from '../../wire/v1';
 import type { Account } from '../db/accounts';
+import { recordAudit } from '../audit/record';
 import { recordConversationEvent } from '../db/conversation-events';
 import { ensureConversation } from '../db/conversations';
 import { storeInviteSecret } from '../db/invites';
@@ -85,6 +86,7 @@ export async function createInvitation(
 		}
 		if (kind === 'reinvite' && !stored.replayed) {
 			await recordConversationEvent(tx, { conversationId: record.conversationId, kind: 'reinvited', actor: input.account }, now);
+			await recordAudit(tx, { actor: input.account, action: 'conversation.reinvited', target: record.conversationId }, now);
 			await appendLiveEvent(tx, 'conversation.changed', record.conversationId, { conversationId: record.conversationId }, now);
 		}
 	});

@@ -10,6 +10,7 @@ import { b64uDecode } from '../../crypto/encoding';
 import { openConversationKey, sealConversationKey } from '../../crypto/wrap';
 import { v1 } from '../../wire/v1';
 import type { Account } from '../db/accounts';
+import { recordAudit } from '../audit/record';
 import { recordConversationEvent } from '../db/conversation-events';
 import { dueRewraps, lockConversation, setRewrapState, updateStatus } from '../db/conversations';
 import type { Database } from '../db/database';
@@ -93,6 +94,7 @@ export class RewrapWorker {
 			}
 			if (state.rewrapState === 'needs_confirmation') {
 				await recordConversationEvent(tx, { conversationId, kind: 'rewrap_approved', actor: account }, now);
+				await recordAudit(tx, { actor: account, action: 'rewrap.approved', target: conversationId }, now);
 			}
 			await setRewrapState(tx, conversationId, { state: 'queued', confirmedBy: account.accountId, attempts: 0 }, now);
 			await appendLiveEvent(tx, 'conversation.changed', conversationId, { conversationId }, now);

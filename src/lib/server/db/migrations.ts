@@ -265,5 +265,26 @@ create index login_attempts_by_username on login_attempts (username, started_at)
 create index login_attempts_by_address on login_attempts (address, started_at);
 create index login_attempts_by_start on login_attempts (started_at);
 `
+	},
+	{
+		version: 6,
+		name: 'the tamper-evident audit log',
+		sql: `
+-- Security-relevant actions, each entry carrying the hash of the one before (src/lib/audit/chain.ts).
+-- Appended under an advisory lock, never updated or deleted by the inbox.
+create table audit_log (
+	seq bigint primary key,
+	at text not null,
+	actor_id text,
+	actor_name text,
+	action text not null,
+	target text,
+	details jsonb not null,
+	prev_hash text not null,
+	hash text not null
+);
+create index audit_log_by_action on audit_log (action, seq);
+create index audit_log_by_actor on audit_log (actor_id, seq);
+`
 	}
 ];

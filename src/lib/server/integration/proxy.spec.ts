@@ -217,7 +217,10 @@ describe.each(BACKENDS)('the signing proxy /api/v1 on %s (docs/inbox-api.md §6,
 		await expect
 			.poll(async () => (await admin.get(`/api/conversations/${newcomer.conversationId}`)).body.trust, { timeout: 20_000 })
 			.toBe('verified');
-		const reinvited = await agent.post(`/api/v1/conversations/${newcomer.conversationId}/reinvite`, {});
+		// Re-inviting needs access to the conversation: an admin's, not this keyless agent's.
+		const refused = await agent.post(`/api/v1/conversations/${newcomer.conversationId}/reinvite`, {});
+		expect([refused.status, refused.body.error.code]).toEqual([403, 'NO_CONVERSATION_ACCESS']);
+		const reinvited = await admin.post(`/api/v1/conversations/${newcomer.conversationId}/reinvite`, {});
 		expect(reinvited.status).toBe(201);
 		expect(reinvited.body.link).toContain('#s=');
 	});

@@ -8,6 +8,7 @@ import { parseConversationStarted, parseConversationUpdated, parseMessageRead, p
 import { b64uDecode } from '../../crypto/encoding';
 import { fingerprintDisplay } from '../../crypto/keys';
 import { decideTrust } from '../conversations/trust';
+import { recordAudit } from '../audit/record';
 import { recordConversationEvent } from '../db/conversation-events';
 import { readSettings } from '../db/settings';
 import {
@@ -77,6 +78,11 @@ async function conversationStarted(tx: Queryable, event: WebhookEvent, ctx: Hand
 	if (started.isReinvite) {
 		const fingerprint = fingerprintDisplay(b64uDecode(started.userPublicKey, 'userPublicKey'));
 		await recordConversationEvent(tx, { conversationId: id, kind: 'key_changed', actor: null, details: { fingerprint, trust } }, ctx.now);
+		await recordAudit(
+			tx,
+			{ actor: null, actorName: 'customer', action: 'conversation.key_changed', target: id, details: { fingerprint, trust } },
+			ctx.now
+		);
 	}
 	await storeAgentWraps(tx, id, started.agentWraps, ctx.now);
 	ctx.live('conversation.started', id, { conversationId: id });
