@@ -38,6 +38,18 @@ test('first login creates the key, registers it, and says an admin must add it t
 	expect(await page.evaluate(async () => (await fetch('/api/demo/key-backup')).status)).toBe(404);
 });
 
+test('before the page is live, signing in is not possible, so the password never goes into an address', async ({ browser, inbox }) => {
+	const context = await browser.newContext({ javaScriptEnabled: false, baseURL: inbox.url });
+	const page = await context.newPage();
+	await page.goto('/login');
+	await expect(page.getByRole('button', { name: 'Sign in' })).toBeDisabled();
+	await expect(page.locator('form')).toHaveAttribute('method', 'post');
+	await page.getByLabel('Password').fill('a password');
+	await page.getByLabel('Password').press('Enter');
+	expect(page.url()).not.toContain('password');
+	await context.close();
+});
+
 test('an admin has the Admin entry in the navigation', async ({ page }) => {
 	await signIn(page, ADMIN);
 	await createKey(page);
