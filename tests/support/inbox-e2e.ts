@@ -247,9 +247,12 @@ export function messages(page: Page) {
 	return page.getByTestId('thread').getByTestId('message');
 }
 
-const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+/** The README's screenshots are rewritten only when asked (UPDATE_SCREENSHOTS=1); otherwise they go to test-results/. */
+const SCREENSHOTS = fileURLToPath(
+	new URL(process.env.UPDATE_SCREENSHOTS === '1' ? '../../docs/screenshots/' : '../../test-results/screenshots/', import.meta.url)
+);
 
-/** Saves a screen for the README (docs/screenshots/<name>.png). */
+/** Saves a screen for the README: docs/screenshots/<name>.png with UPDATE_SCREENSHOTS=1, else under test-results/. */
 export async function screenshot(page: Page, name: string): Promise<void> {
 	await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
