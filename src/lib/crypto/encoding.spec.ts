@@ -1,7 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { codeOfCall } from './test-support';
-import { b64uDecode, b64uEncode, utf8Decode, utf8Encode, utf8Length } from './encoding';
+import { b64uDecode, b64uEncode, constantTimeEqual, utf8Decode, utf8Encode, utf8Length } from './encoding';
+
+describe('constant-time comparison', () => {
+	it('is true only for the same bytes: any one byte changed, the last included, or another length is false', () => {
+		fc.assert(
+			fc.property(fc.uint8Array({ minLength: 1, maxLength: 80 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (bytes, at, mask) => {
+				expect(constantTimeEqual(bytes, bytes.slice())).toBe(true);
+				const changed = bytes.slice();
+				changed[at % bytes.length] ^= mask;
+				expect(constantTimeEqual(bytes, changed)).toBe(false);
+				expect(constantTimeEqual(bytes, bytes.subarray(0, bytes.length - 1))).toBe(false);
+			})
+		);
+		const last = new Uint8Array(32);
+		const other = last.slice();
+		other[31] = 1;
+		expect(constantTimeEqual(last, other)).toBe(false);
+	});
+});
 
 describe('strict unpadded base64url (contract 1.1)', () => {
 	it('round-trips any bytes, agreeing with Node', () => {

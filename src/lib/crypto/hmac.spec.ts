@@ -43,6 +43,19 @@ describe('webhook verification (contract 5.2)', () => {
 		expect(codeOfCall(() => verifyWebhookSignature({ secrets: ['whsec_new'], header, body, now: 1100 }))).toBe('SIGNATURE_INVALID');
 	});
 
+	it('refuses a signature that differs in any single hex digit, the last ones included', () => {
+		const { header } = signWebhook('whsec_old', 1000, body);
+		const v1 = /v1=([0-9a-f]{64})/.exec(header)![1];
+		for (let position = 0; position < 64; position++) {
+			const digit = v1[position] === '0' ? '1' : '0';
+			const altered = header.replace(v1, v1.slice(0, position) + digit + v1.slice(position + 1));
+			expect(
+				codeOfCall(() => verifyWebhookSignature({ secrets: ['whsec_old'], header: altered, body, now: 1100 })),
+				String(position)
+			).toBe('SIGNATURE_INVALID');
+		}
+	});
+
 	it('checks the window before the signature', () => {
 		const { header } = signWebhook('whsec_a', 1000, body);
 		expect(codeOfCall(() => verifyWebhookSignature({ secrets: ['whsec_b'], header, body, now: 1301 }))).toBe('SIGNATURE_EXPIRED');

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { codeOfCall } from './test-support';
 import { b64uDecode, b64uEncode } from './encoding';
-import { decryptMessage, encryptMessage, envelopeShapeProblem, newClientMessageId, pad, paddedLength, unpad } from './message';
-import { initCrypto } from './sodium';
+import { decryptMessage, encryptMessage, envelopeShapeProblem, messageAd, newClientMessageId, pad, paddedLength, unpad } from './message';
+import { initCrypto, sodium } from './sodium';
 
 beforeAll(() => initCrypto());
 
@@ -85,6 +85,34 @@ describe('messages (contract 6.2, 6.5)', () => {
 		expect(codeOfCall(() => decryptMessage(envelope, { ...context, senderType: 'user' }))).toBe('DECRYPT_FAILED');
 		expect(codeOfCall(() => decryptMessage(envelope, { ...context, conversationKey: new Uint8Array(32) }))).toBe('DECRYPT_FAILED');
 		expect(codeOfCall(() => decryptMessage(envelope, { ...context, conversationId: 'conv 2' }))).toBe('INVALID_INPUT');
+	});
+
+	it('takes the sender type from the context, never from a field the envelope carries (contract 6.2)', () => {
+		const fromCustomer = encryptMessage({ ...context, senderType: 'user', clientMessageId: 'usr_1', text: 'from the customer' });
+		const claimingCompany = { ...fromCustomer, senderType: 'company' };
+		expect(decryptMessage(claimingCompany, { ...context, senderType: 'user' })).toBe('from the customer');
+		expect(codeOfCall(() => decryptMessage({ ...fromCustomer, senderType: 'user' }, context))).toBe('DECRYPT_FAILED');
+	});
+
+	it('an authentic ciphertext whose length minus the tag is not a multiple of 256 is DECRYPT_FAILED, not BAD_PADDING (step 4)', () => {
+		const nonce = new Uint8Array(24).fill(9);
+		const ad = messageAd({ conversationId: 'conv_1', senderType: 'company', clientMessageId: 'srv_1', keyVersion: 1 });
+		for (const length of [257, 300, 511]) {
+			const plaintext = new Uint8Array(length).fill(0x41);
+			const ciphertext = sodium().crypto_aead_xchacha20poly1305_ietf_encrypt(plaintext, ad, null, nonce, key);
+			const envelope = {
+				v: 1,
+				scheme: 'sc1',
+				keyVersion: 1,
+				clientMessageId: 'srv_1',
+				nonce: b64uEncode(nonce),
+				ciphertext: b64uEncode(ciphertext)
+			};
+			expect(
+				codeOfCall(() => decryptMessage(envelope, context)),
+				String(length)
+			).toBe('DECRYPT_FAILED');
+		}
 	});
 
 	it('makes srv_ ids of 16 random bytes', () => {
