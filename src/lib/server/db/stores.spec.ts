@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '../../../../tests/support/databases';
 import { ContractError } from '../../crypto/errors';
 import { createSession, deleteSession, resolveSession, SESSION_IDLE_MS, SESSION_MAX_MS } from '../auth/sessions';
-import { createAccount, findAccountForLogin, registerAgentKey } from './accounts';
+import { createAccount, findAccountForLogin, registerAgentKey, setAccountDisabled } from './accounts';
 import { ensureConversation, getConversationView, listConversationViews, recordStart, updateStatus } from './conversations';
 import { migrate, SchemaTooNewError } from './migrate';
 import { MIGRATIONS } from './migrations';
@@ -83,6 +83,18 @@ describe.each(BACKENDS)('stores on %s', (backend) => {
 		const third = await createSession(db, ada.accountId, t0);
 		await deleteSession(db, third.token);
 		expect(await resolveSession(db, third.token, at(1))).toBeUndefined();
+	});
+
+	it('a session of a disabled account no longer resolves, even while its row remains', async () => {
+		const db = await databases.open();
+		const bob = await createAccount(db, { username: 'bob', displayName: 'Bob', role: 'agent', passwordHash: 'h' }, t0);
+		const { token } = await createSession(db, bob.accountId, t0);
+		expect(await resolveSession(db, token, at(1))).toBeDefined();
+		await setAccountDisabled(db, bob.accountId, at(2));
+		expect(await db.query('select 1 from sessions')).toHaveLength(1);
+		expect(await resolveSession(db, token, at(3))).toBeUndefined();
+		await setAccountDisabled(db, bob.accountId, null);
+		expect(await resolveSession(db, token, at(4))).toBeDefined();
 	});
 
 	it('webhook events are stored once per id, also within one batch and when repeated', async () => {
