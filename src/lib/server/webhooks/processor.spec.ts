@@ -32,9 +32,9 @@ beforeAll(async () => {
 /** A conversation.started as the customer's app makes it (contract 6, 6.3). */
 function started(
 	conversationId: string,
-	options: { secret?: Uint8Array | null; isReinvite?: boolean; agentWraps?: unknown[]; createdAt?: string } = {}
+	options: { secret?: Uint8Array | null; isReinvite?: boolean; agentWraps?: unknown[]; createdAt?: string; user?: X25519KeyPair } = {}
 ) {
-	const user = generateX25519KeyPair();
+	const user = options.user ?? generateX25519KeyPair();
 	const conversationKey = new Uint8Array(32).fill(7);
 	const wrapForCompany = sealConversationKey({ conversationKey, conversationId, keyVersion: 1, recipientPublicKey: company.publicKey });
 	const data: Record<string, unknown> = {
@@ -200,6 +200,15 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 				rewrap: { state: 'blocked' }
 			});
 		}
+	});
+
+	it('a binding that does not match is binding_invalid even for a key the inbox saw before', async () => {
+		const user = generateX25519KeyPair();
+		await deliver(started('conv_seen', { secret: await invite('conv_seen'), user }));
+		expect((await view('conv_seen'))?.trust).toBe('verified');
+		await invite('conv_seen', 'reinvite');
+		await deliver(started('conv_seen', { isReinvite: true, secret: generateInviteSecret(), user, createdAt: '2026-11-22T11:00:00Z' }));
+		expect(await view('conv_seen')).toMatchObject({ trust: 'binding_invalid', rewrap: { state: 'blocked' } });
 	});
 
 	it('an older conversation.started delivered late does not replace the newer key', async () => {
