@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { signedRoster, signingKeyOf } from '../../../../tests/support/admin-api';
 import { Customer } from '../../../../tests/support/customer';
 import { BACKENDS } from '../../../../tests/support/databases';
 import { startFlakyFront, type FlakyFront } from '../../../../tests/support/flaky-front';
@@ -207,6 +208,21 @@ describe.each(BACKENDS)('the signing proxy /api/v1 on %s (docs/inbox-api.md §6,
 		expect(JSON.parse(relayed.body)).toEqual(JSON.parse(answers[RELAYED].body as string));
 		// serialized again by the inbox: the service's own bytes (here, its indentation) do not come through
 		expect(relayed.body).toBe(JSON.stringify(JSON.parse(answers[RELAYED].body as string)));
+	});
+
+	it('refuses a roster whose version is not the latest + 1 itself, before sending anything to the service', async () => {
+		const signingKey = await signingKeyOf(harness.stack());
+		const { companyId } = harness.stack().company;
+		const version = (await admin.get('/api/admin/roster')).body.next.rosterVersion;
+		const rosterUploads = () => front.seen.filter((seen) => seen.method === 'POST' && seen.path === '/v1/roster').length;
+		expect((await admin.post('/api/admin/roster', signedRoster(companyId, version, [], signingKey))).status).toBe(201);
+		const uploads = rosterUploads();
+		// The same version again, freshly signed: the simulator would refuse it too, so watch what the inbox sends.
+		for (const stale of [version, version - 1, version + 2].filter((v) => v >= 1)) {
+			const refused = await admin.post('/api/admin/roster', signedRoster(companyId, stale, [], signingKey));
+			expect([refused.status, refused.body.error.code], String(stale)).toEqual([409, 'ROSTER_VERSION_CONFLICT']);
+		}
+		expect(rosterUploads()).toBe(uploads);
 	});
 
 	it('runs invitations made through the proxy through the invitation flow: the secret is kept and the link returned', async () => {
