@@ -186,7 +186,8 @@ test.describe('the worker API in Chromium', () => {
 	});
 
 	test('a File is encrypted for upload in the worker with progress; the ciphertext comes back as an ArrayBuffer', async ({ page }) => {
-		const plaintext = attachmentPattern(300_000);
+		// Over three progress steps (256 KiB each): reports come as the bytes are consumed, however the File is streamed.
+		const plaintext = attachmentPattern(1_000_000);
 		const encrypted = await page.evaluate(
 			([bytes]) => window.cryptoHarness.encryptBytes(bytes, 'report.pdf', 'application/pdf', { attachmentId: 'att_upload0000001' }),
 			[b64uEncode(plaintext)]
@@ -201,13 +202,13 @@ test.describe('the worker API in Chromium', () => {
 			attachmentId: 'att_upload0000001',
 			name: 'report.pdf',
 			mime: 'application/pdf',
-			size: 300_000
+			size: 1_000_000
 		});
 		expect(decryptAttachment(ciphertext, encrypted.meta)).toEqual(plaintext);
 		const done = encrypted.progress.map((p) => p.done);
 		expect(done.length).toBeGreaterThan(1);
 		expect(done).toEqual([...done].sort((a, b) => a - b));
-		expect(encrypted.progress.at(-1)).toEqual({ done: 300_000, total: 300_000 });
+		expect(encrypted.progress.at(-1)).toEqual({ done: 1_000_000, total: 1_000_000 });
 
 		const refused = await page.evaluate(() =>
 			window.cryptoHarness.encryptBytes('AAEC', 'x', 'text/plain', { attachmentId: 'att_upload0000002', name: '../x' })
