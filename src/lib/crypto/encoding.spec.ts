@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { codeOfCall } from './test-support';
-import { b64uDecode, b64uEncode, constantTimeEqual, utf8Decode, utf8Encode, utf8Length } from './encoding';
+import { b64uDecode, b64uDecodeLength, b64uEncode, constantTimeEqual, utf8Decode, utf8Encode, utf8Length } from './encoding';
 
 describe('constant-time comparison', () => {
 	it('is true only for the same bytes: any one byte changed, the last included, or another length is false', () => {
@@ -36,7 +36,7 @@ describe('strict unpadded base64url (contract 1.1)', () => {
 		fc.assert(
 			fc.property(
 				fc.uint8Array({ minLength: 1, maxLength: 60 }),
-				fc.constantFrom('=', ' ', '\n', '\r', '\t', '+', '/', '.', 'é', '\u0000'),
+				fc.constantFrom('=', ' ', '\n', '\r', '\t', '+', '/', '.', 'é', '\u0000', '\u007f', '\u0080', '\u00ff', '\u0100'),
 				fc.nat(),
 				(bytes, intruder, where) => {
 					const text = b64uEncode(bytes);
@@ -70,8 +70,16 @@ describe('strict unpadded base64url (contract 1.1)', () => {
 		expect(codeOfCall(() => b64uDecode('AAB'))).toBe('INVALID_INPUT');
 	});
 
-	it('names the value that failed', () => {
-		expect(() => b64uDecode('a=', 'nonce')).toThrow(/^nonce is not base64url/);
+	it('names the value that failed, and the first character outside the alphabet with its position', () => {
+		expect(() => b64uDecode('a=', 'nonce')).toThrow(/^nonce is not base64url: character "=" at 1$/);
+		expect(() => b64uDecode('AAAAAAé', 'nonce')).toThrow(/^nonce is not base64url: character "é" at 6$/);
+		expect(() => b64uDecode('AAAA\u0080AAA')).toThrow(/^value is not base64url: character "\u0080" at 4$/);
+		expect(() => b64uDecode('AAAAA', 'tag')).toThrow(/^tag is not base64url: impossible length 5$/);
+		expect(() => b64uDecode('AB', 'tag')).toThrow(/^tag is not canonical base64url: leftover bits$/);
+		expect(() => b64uDecode('AAB', 'tag')).toThrow(/^tag is not canonical base64url: leftover bits$/);
+		expect(() => b64uDecode(42 as unknown as string)).toThrow(/^value must be a base64url string$/);
+		expect(() => b64uDecodeLength('AAAA', 24, 'nonce')).toThrow(/^nonce must be 24 bytes, got 3$/);
+		expect(b64uDecodeLength('AAAA', 3, 'nonce')).toEqual(new Uint8Array(3));
 		expect(codeOfCall(() => b64uDecode(42 as unknown as string))).toBe('INVALID_INPUT');
 	});
 });
@@ -85,6 +93,37 @@ describe('strict UTF-8 (contract 1.1)', () => {
 				expect(utf8Decode(bytes)).toBe(text);
 			})
 		);
+	});
+
+	it('counts the bytes the encoder writes at every boundary, lone surrogates included', () => {
+		const boundaries = ['\u007f', '\u0080', '\u07ff', '\u0800', '\ud7ff', '\ud800', '\udbff', '\udc00', '\udfff', '\ue000', '\uffff', 'a'];
+		fc.assert(
+			fc.property(
+				fc.array(
+					fc.oneof(
+						fc.constantFrom(...boundaries),
+						fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code))
+					)
+				),
+				(units) => {
+					const text = units.join('');
+					// The encoder writes a lone surrogate as U+FFFD, three bytes: the length a limit must count.
+					expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length);
+				}
+			)
+		);
+		expect(utf8Length('\ud800\udc00')).toBe(4);
+		expect(utf8Length('\udc00\u0800')).toBe(6);
+		expect(utf8Length('a\ud800')).toBe(4);
+	});
+
+	it('names the text that failed', () => {
+		expect(() => utf8Encode(42 as unknown as string, 'body')).toThrow(/^body must be a string$/);
+		expect(() => utf8Encode(42 as unknown as string)).toThrow(/^text must be a string$/);
+		expect(() => utf8Encode('\ud800', 'body')).toThrow(/^body contains a lone surrogate$/);
+		expect(() => utf8Encode('\ud800')).toThrow(/^text contains a lone surrogate$/);
+		expect(() => utf8Decode(new Uint8Array([0xff]), 'body')).toThrow(/^body is not valid UTF-8$/);
+		expect(() => utf8Decode(new Uint8Array([0xff]))).toThrow(/^text is not valid UTF-8$/);
 	});
 
 	it('keeps a leading byte order mark as text', () => {

@@ -107,6 +107,10 @@ export function utf8Decode(bytes: Uint8Array, what = 'text'): string {
 	}
 }
 
+function isLowSurrogate(code: number): boolean {
+	return code >= 0xdc00 && code <= 0xdfff;
+}
+
 /** UTF-8 length without allocating, for limits such as 65,536 bytes. */
 export function utf8Length(text: string): number {
 	let length = 0;
@@ -114,10 +118,10 @@ export function utf8Length(text: string): number {
 		const code = text.charCodeAt(i);
 		if (code < 0x80) length += 1;
 		else if (code < 0x800) length += 2;
-		else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+		else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(text.charCodeAt(i + 1))) {
 			length += 4;
 			i++;
-		} else length += 3;
+		} else length += 3; // a lone surrogate is written as U+FFFD
 	}
 	return length;
 }
