@@ -11,8 +11,15 @@ import { startPostgresCluster, type PostgresCluster } from './postgres';
 
 export { pgliteTemplate, seedPgliteDataDir } from './pglite-template';
 
-export const BACKENDS = ['PGlite', 'PostgreSQL'] as const;
-export type Backend = (typeof BACKENDS)[number];
+const ALL_BACKENDS = ['PGlite', 'PostgreSQL'] as const;
+export type Backend = (typeof ALL_BACKENDS)[number];
+/**
+ * Every backend, or only those named in `INBOX_TEST_BACKENDS` (comma-separated): the mutation run
+ * (docs/mutation-testing.md) tests the modules above the database on PGlite alone.
+ */
+export const BACKENDS: readonly Backend[] = process.env.INBOX_TEST_BACKENDS
+	? ALL_BACKENDS.filter((backend) => process.env.INBOX_TEST_BACKENDS!.split(',').includes(backend))
+	: ALL_BACKENDS;
 
 export interface DatabaseHarness {
 	/** A fresh, migrated, empty database of the backend. */
