@@ -3,9 +3,9 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Customer, simControl } from '../../../../tests/support/customer';
 import { BACKENDS } from '../../../../tests/support/databases';
 import { useStack } from '../../../../tests/support/integration';
-import { freePort } from '../../../../tests/support/processes';
-import { ensureCompanyKeys, startInbox, type RunningInbox } from '../../../../tests/support/stack';
 import { webhookHeaders, webhookVectors } from '../../../../tests/support/webhooks';
+import { freePort } from '../../../cli/stack/processes';
+import { ensureCompanyKeys, startInbox, type RunningInbox } from '../../../cli/stack/stack';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 120_000 });
