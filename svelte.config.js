@@ -6,6 +6,8 @@ const config = {
 	preprocess: vitePreprocess(),
 	kit: {
 		adapter: adapter(),
+		// For specs only (`*.spec.ts`): the helpers under tests/support/.
+		alias: { '$test-support': 'tests/support' },
 		csp: {
 			mode: 'hash',
 			directives: {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Customer } from '../../../../tests/support/customer';
-import { InboxClient } from '../../../../tests/support/inbox-client';
-import { AGENT, useStack } from '../../../../tests/support/integration';
+import { Customer } from '$test-support/customer';
+import { InboxClient } from '$test-support/inbox-client';
+import { AGENT, useStack } from '$test-support/integration';
 import { freePort } from '../../../cli/stack/processes';
 import { startInbox, type RunningInbox } from '../../../cli/stack/stack';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { seedPgliteDataDir } from '../../../../tests/support/databases';
+import { seedPgliteDataDir } from '$test-support/databases';
 import { buildSecrets, ensureBuild, type BuildSecrets } from '../../../cli/stack/build';
 import { freePort } from '../../../cli/stack/processes';
 import { ensureCompanyKeys, inboxEnvironment, startInbox, type RunningInbox } from '../../../cli/stack/stack';

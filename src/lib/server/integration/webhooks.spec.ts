@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { Customer, simControl } from '../../../../tests/support/customer';
-import { BACKENDS } from '../../../../tests/support/databases';
-import { useStack } from '../../../../tests/support/integration';
-import { webhookHeaders, webhookVectors } from '../../../../tests/support/webhooks';
+import { Customer, simControl } from '$test-support/customer';
+import { BACKENDS } from '$test-support/databases';
+import { useStack } from '$test-support/integration';
+import { webhookHeaders, webhookVectors } from '$test-support/webhooks';
 import { freePort } from '../../../cli/stack/processes';
 import { ensureCompanyKeys, startInbox, type RunningInbox } from '../../../cli/stack/stack';
 
