@@ -20,6 +20,33 @@ export default ts.config(
 		}
 	},
 	{
+		// Product code never depends on test code: only specs may use the helpers of tests/support/ ($test-support).
+		files: ['src/**/*.ts', 'src/**/*.js', 'src/**/*.svelte'],
+		ignores: ['src/**/*.spec.ts'],
+		rules: {
+			'no-restricted-imports': [
+				'error',
+				{
+					patterns: [
+						{
+							regex: '^\\$test-support(/|$)|(^|/)tests/',
+							message:
+								'Only specs (*.spec.ts) may import test helpers; what product code shares with the tests lives under src/ (as src/cli/stack/ does).'
+						}
+					]
+				}
+			],
+			'no-restricted-syntax': [
+				'error',
+				{
+					selector: 'ImportExpression[source.value=/^\\$test-support(\\/|$)|(^|\\/)tests\\//]',
+					message:
+						'Only specs (*.spec.ts) may import test helpers; what product code shares with the tests lives under src/ (as src/cli/stack/ does).'
+				}
+			]
+		}
+	},
+	{
 		files: ['**/*.svelte', '**/*.svelte.ts', '**/*.svelte.js'],
 		languageOptions: { parserOptions: { projectService: true, extraFileExtensions: ['.svelte'], parser: ts.parser, svelteConfig } }
 	}

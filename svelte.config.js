@@ -6,6 +6,8 @@ const config = {
 	preprocess: vitePreprocess(),
 	kit: {
 		adapter: adapter(),
+		// For specs only (`*.spec.ts`): the helpers under tests/support/. eslint.config.js forbids it in product code.
+		alias: { '$test-support': 'tests/support' },
 		csp: {
 			mode: 'hash',
 			directives: {

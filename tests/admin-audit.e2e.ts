@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { ensureBuild } from '../src/cli/stack/build';
+import { startStack, type Stack } from '../src/cli/stack/stack';
 import { adminTab } from './support/admin-e2e';
-import { ensureBuild } from './support/build';
 import { ADMIN, createKey, signIn } from './support/inbox-e2e';
 import { startPostgresCluster } from './support/postgres';
-import { startStack, type Stack } from './support/stack';
 
 const test = base.extend<object, { onPostgres: Stack }>({
 	onPostgres: [

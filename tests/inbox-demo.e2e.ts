@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { demoBackupDir, seedDemo, type DemoAccount } from '../src/cli/demo/seed';
-import { ensureBuild } from './support/build';
-import { seedPgliteDataDir } from './support/pglite-template';
-import { startStack } from './support/stack';
+import { ensureBuild } from '../src/cli/stack/build';
+import { startStack } from '../src/cli/stack/stack';
 import { expect, InboxStack, messages, screenshot, test as base } from './support/inbox-e2e';
+import { seedPgliteDataDir } from './support/pglite-template';
 
 const ACCOUNTS: DemoAccount[] = [
 	{ username: 'dana', displayName: 'Dana Admin', role: 'admin', password: 'dana demo password' },

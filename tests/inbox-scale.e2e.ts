@@ -8,12 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../src/lib/server/db/database';
+import { ensureBuild } from '../src/cli/stack/build';
+import { startStack } from '../src/cli/stack/stack';
 import { ensureConversation, recordStart, updateStatus } from '../src/lib/server/db/conversations';
-import { ensureBuild } from './support/build';
-import { seedPgliteDataDir } from './support/pglite-template';
-import { startStack } from './support/stack';
+import { openDatabase } from '../src/lib/server/db/database';
 import { ADMIN, expect, InboxStack, openConversation, readyAgent, screenshot, test as base } from './support/inbox-e2e';
+import { seedPgliteDataDir } from './support/pglite-template';
 
 const SEEDED = 10_000;
 const STATUSES = ['active', 'active', 'active', 'active', 'active', 'active', 'awaiting_key', 'pending', 'closed', 'closed'] as const;

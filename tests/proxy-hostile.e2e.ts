@@ -11,11 +11,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startStack, type Stack } from '../src/cli/stack/stack';
 import { startFlakyFront, type FlakyFront } from './support/flaky-front';
 import { PWNED, RELAYED, serveHostileAnswers } from './support/hostile-service';
 import { ADMIN } from './support/inbox-e2e';
 import { seedPgliteDataDir } from './support/pglite-template';
-import { startStack, type Stack } from './support/stack';
 
 interface Beacon {
 	url: string;

@@ -8,9 +8,9 @@
  *   PORT (3000), SIM_PORT (8787), DATA_DIR (./data)
  */
 import { join, resolve } from 'node:path';
-import { ensureBuild } from '../../tests/support/build';
-import { startStack, type AccountSpec, type Stack } from '../../tests/support/stack';
 import { demoBackupDir, demoBanner, seedDemo } from './demo/seed';
+import { ensureBuild } from './stack/build';
+import { startStack, type AccountSpec, type Stack } from './stack/stack';
 
 /** The demo's logins; each password is also the passphrase of that account's demo key backup. */
 export const DEMO_ACCOUNTS: readonly AccountSpec[] = [

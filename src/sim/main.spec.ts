@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, startProcess, waitForUrl } from '../../tests/support/processes';
+import { freePort, startProcess, waitForUrl } from '../cli/stack/processes';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 

@@ -5,9 +5,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../src/cli/stack/processes';
+import { ensureCompanyKeys, startInbox, type RunningInbox } from '../../src/cli/stack/stack';
 import { seedPgliteDataDir } from '../support/pglite-template';
-import { freePort } from '../support/processes';
-import { ensureCompanyKeys, startInbox, type RunningInbox } from '../support/stack';
 
 export const BENCH_WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64url')}`;
 

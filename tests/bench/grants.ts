@@ -12,6 +12,8 @@ import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, startProcess, waitForUrl } from '../../src/cli/stack/processes';
+import { ensureCompanyKeys, registerCompany } from '../../src/cli/stack/stack';
 import { b64uEncode, generateX25519KeyPair, openConversationKey, parseKeyFile, sealConversationKey } from '../../src/lib/crypto/index';
 import { acceptRoster } from '../../src/lib/server/admin/roster';
 import { createAccount } from '../../src/lib/server/db/accounts';
@@ -22,8 +24,6 @@ import { loadCompanyKeys } from '../../src/lib/server/keys/files';
 import type { Logger } from '../../src/lib/server/log';
 import { v1 } from '../../src/lib/wire/v1';
 import { signedRoster } from '../support/admin-api';
-import { freePort, startProcess, waitForUrl } from '../support/processes';
-import { ensureCompanyKeys, registerCompany } from '../support/stack';
 
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 10_000);
 const TARGET_SECONDS = 60;

@@ -5,7 +5,7 @@
  * key-like values, are posted to `/api/invites` without a session; and the ratio of the two p99s. The
  * gate refuses such a body by its size before deriving anything from it.
  */
-import { ensureBuild } from '../support/build';
+import { ensureBuild } from '../../src/cli/stack/build';
 import { startBenchInbox } from './bench-inbox';
 import { percentile, steadyLoad, type PreparedRequest } from './steady-load';
 

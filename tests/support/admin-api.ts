@@ -6,6 +6,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Stack } from '../../src/cli/stack/stack';
 import {
 	b64uEncode,
 	formatIssuedAt,
@@ -18,7 +19,6 @@ import {
 	type X25519KeyPair
 } from '../../src/lib/crypto/index';
 import { InboxClient } from './inbox-client';
-import type { Stack } from './stack';
 
 /** The ways a careless client could send `signing.key` (64 bytes) or its seed (32): the server must refuse each. */
 export function signingSecretSpellings(secret: Uint8Array): string[] {

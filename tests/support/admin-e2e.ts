@@ -8,9 +8,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from '@playwright/test';
+import type { AccountSpec } from '../../src/cli/stack/stack';
 import { formatKeyFile, generateEd25519KeyPair, initCrypto } from '../../src/lib/crypto/index';
 import { createKey, expect, navLink, PASSPHRASE, signIn, type InboxStack } from './inbox-e2e';
-import type { AccountSpec } from './stack';
 
 export { expect };
 

@@ -1,6 +1,6 @@
 /**
  * Playwright global setup: builds the production bundle once (unless SKIP_BUILD) and starts the stack the
- * end-to-end tests run against (tests/support/stack.ts: simulator, registered company, configured inbox);
+ * end-to-end tests run against (src/cli/stack/stack.ts: simulator, registered company, configured inbox);
  * the URLs are passed to the tests through the environment. Besides the simulator's storage, its pages may
  * connect to one more local origin, `TEST_STORAGE_ORIGIN`, where tests serve stand-ins for the object
  * storage (`listenAsTestStorage`).
@@ -9,10 +9,10 @@ import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuild } from './build';
+import { ensureBuild } from '../../src/cli/stack/build';
+import { freePort } from '../../src/cli/stack/processes';
+import { startStack } from '../../src/cli/stack/stack';
 import { seedPgliteDataDir } from './pglite-template';
-import { freePort } from './processes';
-import { startStack } from './stack';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
 	if (!process.env.SKIP_BUILD) await ensureBuild();

@@ -1,6 +1,6 @@
 /**
  * What the inbox's browser tests (tests/inbox*.e2e.ts) share: one stack per Playwright
- * worker (simulator + registered company + the production build, from tests/support/stack.ts), agents
+ * worker (simulator + registered company + the production build, from src/cli/stack/stack.ts), agents
  * made through the admin API, the roster signed with the stack's `signing.key`, simulated customers
  * driven through `/_sim/*`, and the screens' common steps (sign in, create or unlock the key).
  */
@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InboxClient } from '../../src/cli/demo/inbox-client';
 import { publishRoster } from '../../src/cli/demo/roster';
-import { ensureBuild } from './build';
+import { ensureBuild } from '../../src/cli/stack/build';
+import { startStack, type AccountSpec, type Stack } from '../../src/cli/stack/stack';
 import { seedPgliteDataDir } from './pglite-template';
-import { startStack, type AccountSpec, type Stack } from './stack';
 
 export { expect };
 

@@ -7,10 +7,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { ensureBuild } from './build';
+import { ensureBuild } from '../../src/cli/stack/build';
+import { startStack, type AccountSpec, type Stack, type StackOptions } from '../../src/cli/stack/stack';
 import { seedPgliteDataDir, useDatabases, type Backend, type DatabaseHarness } from './databases';
 import { InboxClient } from './inbox-client';
-import { startStack, type AccountSpec, type Stack, type StackOptions } from './stack';
 
 export const ADMIN: AccountSpec = { username: 'admin', displayName: 'Grace Admin', role: 'admin', password: 'admin password 123' };
 export const AGENT: AccountSpec = { username: 'ada', displayName: 'Ada Agent', role: 'agent', password: 'ada password 1234' };

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../../src/cli/stack/processes';
 import { postgresBinDir } from './prerequisites';
-import { freePort } from './processes';
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { BACKENDS, useDatabases } from '../../../../tests/support/databases';
+import { BACKENDS, useDatabases } from '$test-support/databases';
 import { PasswordHasher } from '../auth/passwords';
 import { SessionCache } from '../auth/session-cache';
 import { createAccount } from '../db/accounts';

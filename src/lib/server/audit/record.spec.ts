@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, useDatabases } from '../../../../tests/support/databases';
+import { BACKENDS, useDatabases } from '$test-support/databases';
 import { verifyChain } from '../../audit/chain';
 import { listAuditEntries } from '../db/audit';
 import { recordAudit } from './record';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, useDatabases } from '../../../../tests/support/databases';
+import { BACKENDS, useDatabases } from '$test-support/databases';
 import { LoginThrottle, type AttemptDecision } from './login-throttle';
 
 const limits = { windowMs: 60_000, perAddress: 4, perUsername: 2, inFlightPerUsername: 2, inFlightPerAddress: 3, inFlightMs: 30_000 };

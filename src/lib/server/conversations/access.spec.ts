@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, useDatabases } from '../../../../tests/support/databases';
+import { BACKENDS, useDatabases } from '$test-support/databases';
 import { createAccount, registerAgentKey, setAccountDisabled, type Account } from '../db/accounts';
 import type { Database } from '../db/database';
 import { storeAgentWraps } from '../db/messages';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgresCluster, type PostgresCluster } from '../../../../tests/support/postgres';
+import { startPostgresCluster, type PostgresCluster } from '$test-support/postgres';
 import { migrate } from './migrate';
 import { MIGRATIONS } from './migrations';
 import { openPostgres } from './postgres';

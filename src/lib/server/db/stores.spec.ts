@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, useDatabases } from '../../../../tests/support/databases';
+import { BACKENDS, useDatabases } from '$test-support/databases';
 import { ContractError } from '../../crypto/errors';
 import { createSession, deleteSession, resolveSession, SESSION_IDLE_MS, SESSION_MAX_MS } from '../auth/sessions';
 import { createAccount, findAccountForLogin, registerAgentKey, setAccountDisabled } from './accounts';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { signingSecretSpellings } from '$test-support/admin-api';
 import { b64uEncode, generateEd25519KeyPair, generateX25519KeyPair, initCrypto, type Ed25519KeyPair } from '../../crypto/index';
-import { signingSecretSpellings } from '../../../../tests/support/admin-api';
 import { holdsSigningSecret, MAX_SEEDS_CHECKED, refuseSigningSecret, refuseSigningSecretInRequestLine } from './secret-guard';
 
 let signing: Ed25519KeyPair;

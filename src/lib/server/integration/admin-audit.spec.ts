@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
-import { BACKENDS } from '../../../../tests/support/databases';
-import { InboxClient } from '../../../../tests/support/inbox-client';
-import { ADMIN, AGENT, useStack } from '../../../../tests/support/integration';
+import { BACKENDS } from '$test-support/databases';
+import { InboxClient } from '$test-support/inbox-client';
+import { ADMIN, AGENT, useStack } from '$test-support/integration';
 import { verifyChain, type AuditEntry } from '../../audit/chain';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { newAgent, settledGrantJob, signedRoster, signingKeyOf } from '../../../../tests/support/admin-api';
-import { simControl } from '../../../../tests/support/customer';
-import { BACKENDS } from '../../../../tests/support/databases';
-import { InboxClient } from '../../../../tests/support/inbox-client';
-import { ADMIN, useStack } from '../../../../tests/support/integration';
+import { newAgent, settledGrantJob, signedRoster, signingKeyOf } from '$test-support/admin-api';
+import { simControl } from '$test-support/customer';
+import { BACKENDS } from '$test-support/databases';
+import { InboxClient } from '$test-support/inbox-client';
+import { ADMIN, useStack } from '$test-support/integration';
 import { b64uDecode, b64uEncode, generateX25519KeyPair, signRotation } from '../../crypto/index';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.

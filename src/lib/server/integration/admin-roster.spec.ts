@@ -1,13 +1,13 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { newAgent, settledGrantJob, signedRoster, signingKeyOf, signingSecretSpellings } from '../../../../tests/support/admin-api';
-import { Customer, simControl } from '../../../../tests/support/customer';
-import { BACKENDS } from '../../../../tests/support/databases';
-import { InboxClient } from '../../../../tests/support/inbox-client';
-import { ADMIN, useStack } from '../../../../tests/support/integration';
+import { newAgent, settledGrantJob, signedRoster, signingKeyOf, signingSecretSpellings } from '$test-support/admin-api';
+import { Customer, simControl } from '$test-support/customer';
+import { BACKENDS } from '$test-support/databases';
+import { InboxClient } from '$test-support/inbox-client';
+import { ADMIN, useStack } from '$test-support/integration';
+import { leaks } from '$test-support/secrets';
 import { publishRoster } from '../../../cli/demo/roster';
-import { leaks } from '../../../../tests/support/secrets';
 import { b64uDecode, generateEd25519KeyPair, generateX25519KeyPair, b64uEncode, openConversationKey } from '../../crypto/index';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.

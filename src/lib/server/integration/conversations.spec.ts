@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { Customer, simControl, withForeignSecret } from '../../../../tests/support/customer';
-import { BACKENDS } from '../../../../tests/support/databases';
-import { InboxClient } from '../../../../tests/support/inbox-client';
-import { ADMIN, AGENT, useStack } from '../../../../tests/support/integration';
+import { Customer, simControl, withForeignSecret } from '$test-support/customer';
+import { BACKENDS } from '$test-support/databases';
+import { InboxClient } from '$test-support/inbox-client';
+import { ADMIN, AGENT, useStack } from '$test-support/integration';
 import { b64uEncode, fingerprintB64u, parseKeyFile, signRotation } from '../../crypto/index';
 import { rotateCompanyKeys } from '../keys/files';
 

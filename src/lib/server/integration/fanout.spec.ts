@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Customer } from '../../../../tests/support/customer';
-import { InboxClient } from '../../../../tests/support/inbox-client';
-import { AGENT, useStack } from '../../../../tests/support/integration';
-import { freePort } from '../../../../tests/support/processes';
-import { startInbox, type RunningInbox } from '../../../../tests/support/stack';
+import { Customer } from '$test-support/customer';
+import { InboxClient } from '$test-support/inbox-client';
+import { AGENT, useStack } from '$test-support/integration';
+import { freePort } from '../../../cli/stack/processes';
+import { startInbox, type RunningInbox } from '../../../cli/stack/stack';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 120_000 });

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildSecrets, ensureBuild, type BuildSecrets } from '../../../../tests/support/build';
-import { seedPgliteDataDir } from '../../../../tests/support/databases';
-import { freePort } from '../../../../tests/support/processes';
-import { ensureCompanyKeys, inboxEnvironment, startInbox, type RunningInbox } from '../../../../tests/support/stack';
+import { seedPgliteDataDir } from '$test-support/databases';
+import { buildSecrets, ensureBuild, type BuildSecrets } from '../../../cli/stack/build';
+import { freePort } from '../../../cli/stack/processes';
+import { ensureCompanyKeys, inboxEnvironment, startInbox, type RunningInbox } from '../../../cli/stack/stack';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 120_000 });

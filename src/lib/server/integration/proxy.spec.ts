@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { signedRoster, signingKeyOf } from '../../../../tests/support/admin-api';
-import { Customer } from '../../../../tests/support/customer';
-import { BACKENDS } from '../../../../tests/support/databases';
-import { startFlakyFront, type FlakyFront } from '../../../../tests/support/flaky-front';
-import type { InboxClient } from '../../../../tests/support/inbox-client';
-import { RELAYED, serveHostileAnswers } from '../../../../tests/support/hostile-service';
-import { ADMIN, useStack } from '../../../../tests/support/integration';
-import { rawRequest } from '../../../../tests/support/raw-request';
+import { signedRoster, signingKeyOf } from '$test-support/admin-api';
+import { Customer } from '$test-support/customer';
+import { BACKENDS } from '$test-support/databases';
+import { startFlakyFront, type FlakyFront } from '$test-support/flaky-front';
+import { RELAYED, serveHostileAnswers } from '$test-support/hostile-service';
+import type { InboxClient } from '$test-support/inbox-client';
+import { ADMIN, useStack } from '$test-support/integration';
+import { rawRequest } from '$test-support/raw-request';
 import { encryptMessage, initCrypto, newClientMessageId, openConversationKey } from '../../crypto/index';
 import { loadCompanyKeys } from '../keys/files';
 

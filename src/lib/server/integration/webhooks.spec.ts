@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { Customer, simControl } from '../../../../tests/support/customer';
-import { BACKENDS } from '../../../../tests/support/databases';
-import { useStack } from '../../../../tests/support/integration';
-import { freePort } from '../../../../tests/support/processes';
-import { ensureCompanyKeys, startInbox, type RunningInbox } from '../../../../tests/support/stack';
-import { webhookHeaders, webhookVectors } from '../../../../tests/support/webhooks';
+import { Customer, simControl } from '$test-support/customer';
+import { BACKENDS } from '$test-support/databases';
+import { useStack } from '$test-support/integration';
+import { webhookHeaders, webhookVectors } from '$test-support/webhooks';
+import { freePort } from '../../../cli/stack/processes';
+import { ensureCompanyKeys, startInbox, type RunningInbox } from '../../../cli/stack/stack';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 120_000 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, useDatabases } from '../../../../tests/support/databases';
+import { BACKENDS, useDatabases } from '$test-support/databases';
 import {
 	b64uEncode,
 	computeInviteBinding,

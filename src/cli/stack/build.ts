@@ -1,6 +1,9 @@
 /**
- * The production bundle (`vite build` into `build/`) for the tests that run the real server: built once
- * per content of the sources, under a lock so that parallel test files and Playwright share one build.
+ * The production bundle (`vite build` into `build/`, README.md "Running the inbox server") for `npm start`
+ * and the tests that run the real server: built once per content of the sources, under a lock so that
+ * parallel test files and Playwright share one build. It is built with production secrets in its
+ * environment, so a test can check that none reaches the client (docs/threat-model.md, "A compromised
+ * inbox server").
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -14,7 +17,7 @@ const ROOT = process.cwd();
 const STAMP = join(ROOT, 'build', '.inbox-build-hash');
 const CACHE = join(ROOT, 'node_modules', '.cache', 'inbox-tests');
 const LOCK = join(CACHE, 'build.lock');
-const INPUTS = ['src', 'static', 'svelte.config.js', 'vite.config.ts', 'package.json', 'tsconfig.json', 'tests/support/build.ts'];
+const INPUTS = ['src', 'static', 'svelte.config.js', 'vite.config.ts', 'package.json', 'tsconfig.json'];
 
 function sourceHash(): string {
 	const hash = createHash('sha256');
@@ -69,7 +72,7 @@ export interface BuildSecrets {
 export async function buildSecrets(): Promise<BuildSecrets> {
 	const file = join(CACHE, 'build-secrets.json');
 	if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
-	const { initCompanyKeys } = await import('../../src/lib/server/keys/files');
+	const { initCompanyKeys } = await import('../../lib/server/keys/files');
 	const dataDir = join(CACHE, 'build-data');
 	rmSync(dataDir, { recursive: true, force: true });
 	await initCompanyKeys(join(dataDir, 'keys'));

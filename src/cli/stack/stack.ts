@@ -1,17 +1,19 @@
 /**
- * The whole product on one machine, for `npm start`, the Playwright global setup and the integration
- * tests: the service simulator (in this process), company key files in `DATA_DIR/keys`, the company
- * registered with the simulator (remembered in `DATA_DIR/service.json`), accounts, and the inbox's
- * production build (`node build`) wired to the simulator on a free port.
+ * The whole product on one machine, for `npm start` (README.md, "Running the inbox server"), the
+ * Playwright global setup and the integration tests: the service simulator in this process
+ * (docs/simulator.md, "Running it"), company key files in `DATA_DIR/keys` (contract 2.1), the company
+ * registered with the simulator (docs/simulator.md, "Companies (the portal)"; remembered in
+ * `DATA_DIR/service.json`), accounts, and the inbox's production build (`node build`) wired to the
+ * simulator on a free port.
  */
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { b64uEncode } from '../../src/lib/crypto/index';
-import { PasswordHasher } from '../../src/lib/server/auth/passwords';
-import { createAccount, findAccountForLogin, type Role } from '../../src/lib/server/db/accounts';
-import { openDatabase } from '../../src/lib/server/db/database';
-import { initCompanyKeys, loadCompanyKeys } from '../../src/lib/server/keys/files';
-import { startSimulator, type RunningSimulator } from '../../src/sim/server';
+import { b64uEncode } from '../../lib/crypto/index';
+import { PasswordHasher } from '../../lib/server/auth/passwords';
+import { createAccount, findAccountForLogin, type Role } from '../../lib/server/db/accounts';
+import { openDatabase } from '../../lib/server/db/database';
+import { initCompanyKeys, loadCompanyKeys } from '../../lib/server/keys/files';
+import { startSimulator, type RunningSimulator } from '../../sim/server';
 import { freePort, startProcess, waitForUrl, type RunningProcess } from './processes';
 
 export interface CompanyCredentials {

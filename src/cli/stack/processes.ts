@@ -1,6 +1,7 @@
 /**
- * Starting and stopping the processes of a test stack: free ports, child processes whose output is
- * kept for failure reports, and waiting until a URL answers.
+ * Starting and stopping the processes of a local stack (stack.ts; README.md, "Running the inbox server"):
+ * free ports, child processes whose output is kept for failure reports, and waiting until a URL answers
+ * (the inbox's `/api/health`, docs/inbox-api.md §9).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
