@@ -146,7 +146,7 @@ describe('the presigned PUT (contract 4, 7.3: any deviation is 403)', () => {
 		expect(accepted.status).toBe(200);
 	});
 
-	it('accepts a correct chunked upload', async () => {
+	it('accepts a chunked upload (no Content-Length) of exactly size bytes', async () => {
 		const { upload, conversationId } = await newUpload(100);
 		const bytes = Uint8Array.from({ length: 100 }, (_, i) => i);
 		expect(await chunkedPut(upload.uploadUrl, upload.headers, [bytes.subarray(0, 10), bytes.subarray(10)])).toBe(200);
