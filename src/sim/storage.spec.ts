@@ -131,7 +131,22 @@ describe('the presigned PUT (contract 4, 7.3: any deviation is 403)', () => {
 		expect((await put(upload, bytes)).status).toBe(403);
 	});
 
-	it('accepts a correct chunked upload', async () => {
+	it('ignores headers outside the storage’s own, but refuses an x-amz- header it did not return', async () => {
+		const { upload } = await newUpload(16);
+		const bytes = new Uint8Array(16).fill(7);
+		for (const [name, value] of [
+			['x-amz-acl', 'public-read'],
+			['x-amz-meta-name', 'secret.pdf'],
+			['x-amz-storage-class', 'GLACIER']
+		]) {
+			const refused = await put(upload, bytes, { ...upload.headers, [name]: value });
+			expect([refused.status, (await refused.json()).error.code], name).toEqual([403, 'FORBIDDEN']);
+		}
+		const accepted = await put(upload, bytes, { ...upload.headers, 'x-request-id': 'abc', 'accept-language': 'fr' });
+		expect(accepted.status).toBe(200);
+	});
+
+	it('accepts a chunked upload (no Content-Length) of exactly size bytes', async () => {
 		const { upload, conversationId } = await newUpload(100);
 		const bytes = Uint8Array.from({ length: 100 }, (_, i) => i);
 		expect(await chunkedPut(upload.uploadUrl, upload.headers, [bytes.subarray(0, 10), bytes.subarray(10)])).toBe(200);
@@ -192,6 +207,22 @@ describe('the download record and presigned GET (contract 2.8)', () => {
 		} finally {
 			await env.simulator.control('POST', '/_sim/clock', { offsetSeconds: 0 });
 		}
+	});
+
+	it('refuses a download GET with Authorization or an x-amz- header, and still serves the plain GET after it', async () => {
+		const { upload, conversationId } = await newUpload(16);
+		await put(upload, new Uint8Array(16).fill(1));
+		const record = await env.client.get(`/v1/conversations/${conversationId}/attachments/${upload.attachmentId}`);
+		const refusedHeaders: Record<string, string>[] = [
+			{ authorization: `Bearer ${env.company.apiKey}` },
+			{ 'x-amz-server-side-encryption': 'AES256' }
+		];
+		for (const headers of refusedHeaders) {
+			const refused = await fetch(record.body.downloadUrl, { headers });
+			expect([refused.status, (await refused.json()).error.code]).toEqual([403, 'FORBIDDEN']);
+		}
+		const plain = await fetch(record.body.downloadUrl, { headers: { 'x-request-id': 'abc' } });
+		expect(new Uint8Array(await plain.arrayBuffer())).toEqual(new Uint8Array(16).fill(1));
 	});
 
 	it('answers 404 ATTACHMENT_NOT_FOUND for an attachment of another conversation', async () => {

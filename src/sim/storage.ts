@@ -3,6 +3,8 @@
  * must carry exactly the returned headers and exactly `size` bytes, with no `Authorization` and no
  * `X-Service-Signature` (contract 4: no HMAC signature); a GET
  * returns the ciphertext. Any deviation, an expired or altered URL, or a second upload is `403`.
+ * An `x-amz-*` header that was not returned is a deviation (it would change what is stored, as an
+ * ACL or metadata); other headers are not, since browsers and proxies add their own.
  * CORS lets a browser PUT and GET directly.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -47,6 +49,9 @@ function requestProblem(
 	if (!presignedUrlIsValid(ctx, operation, attachmentId, url.searchParams)) return 'the presigned URL is expired or was altered';
 	if (request.headers.authorization !== undefined) return 'a presigned request carries no Authorization header';
 	if (request.headers['x-service-signature'] !== undefined) return 'a presigned request carries no X-Service-Signature header';
+	const returned: readonly string[] = operation === 'upload' ? Object.keys(UPLOAD_HEADERS) : [];
+	const extra = Object.keys(request.headers).find((name) => name.startsWith('x-amz-') && !returned.includes(name));
+	if (extra !== undefined) return `a presigned request carries only the storage headers it was given, not ${extra}`;
 	const attachment = ctx.store.attachments.get(attachmentId);
 	if (!attachment) return 'no such object';
 	if (operation === 'object') return ctx.store.objects.has(attachmentId) ? null : 'the object has not been uploaded';

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, registerCompany, useSimulator, V1Client } from '../testing/fixture';
 
@@ -17,10 +18,31 @@ async function freezeClock(atSeconds?: number): Promise<number> {
 	return Math.floor(reading.body.nowMs / 1000);
 }
 
-/** A signature computed by hand with node:crypto, for canonical strings the core refuses to build. */
+/** The v1 of a canonical string computed by hand with node:crypto, for strings the core refuses to build. */
+function manualV1(t: string, method: string, pathAndQuery: string, body = ''): string {
+	return createHmac('sha256', env.company.webhookSecret).update(`${t}.${method}.${pathAndQuery}.${body}`).digest('hex');
+}
+
 function manualHeader(method: string, pathAndQuery: string, body = ''): string {
-	const t = Math.floor(Date.now() / 1000);
-	return `t=${t},v1=${createHmac('sha256', env.company.webhookSecret).update(`${t}.${method}.${pathAndQuery}.${body}`).digest('hex')}`;
+	const t = String(Math.floor(Date.now() / 1000));
+	return `t=${t},v1=${manualV1(t, method, pathAndQuery, body)}`;
+}
+
+/**
+ * A signed GET through node:http, which sends the request target byte for byte (fetch would
+ * percent-encode a raw `"`); `signedPathAndQuery` is what the signature covers.
+ */
+function rawGet(pathAndQuery: string, signedPathAndQuery = pathAndQuery): Promise<{ status: number; code: string | undefined }> {
+	return new Promise((resolve, reject) => {
+		const headers = { authorization: `Bearer ${env.company.apiKey}`, 'x-service-signature': manualHeader('GET', signedPathAndQuery) };
+		const outgoing = httpRequest(`${env.simulator.url}/`, { method: 'GET', path: pathAndQuery, headers }, (response) => {
+			let text = '';
+			response.on('data', (chunk) => (text += chunk));
+			response.on('end', () => resolve({ status: response.statusCode ?? 0, code: JSON.parse(text).error?.code }));
+		});
+		outgoing.on('error', reject);
+		outgoing.end();
+	});
 }
 
 describe('API key (contract 5.1)', () => {
@@ -39,6 +61,13 @@ describe('API key (contract 5.1)', () => {
 		);
 		const unknown = `sk_live_${'A'.repeat(43)}`;
 		expectError(await env.client.get('/v1/conversations', { apiKey: unknown }), 401, 'INVALID_API_KEY');
+	});
+
+	it('refuses the scheme spelt bearer: contract 5.1 writes Bearer', async () => {
+		for (const scheme of ['bearer', 'BEARER']) {
+			const authorization = `${scheme} ${env.company.apiKey}`;
+			expectError(await env.client.get('/v1/conversations', { headers: { authorization } }), 401, 'INVALID_API_KEY');
+		}
 	});
 });
 
@@ -115,6 +144,33 @@ describe('request signature (contract 5.1, 7.3)', () => {
 	});
 });
 
+describe('the signature header where the contract is silent (docs/simulator.md)', () => {
+	const t = () => String(Math.floor(Date.now() / 1000));
+	const withHeader = (header: string) => env.client.get('/v1/conversations', { headers: { 'x-service-signature': header } });
+
+	it('reads the header as contract 5.2 step 2 reads a webhook’s: parts in any order, spaces around them', async () => {
+		const now = t();
+		const v1 = manualV1(now, 'GET', '/v1/conversations');
+		for (const header of [`v1=${v1},t=${now}`, `t=${now}, v1=${v1}`, ` t = ${now} ,v1=${v1} `]) {
+			expect((await withHeader(header)).status, header).toBe(200);
+		}
+	});
+
+	it('refuses two v1 entries with 401 INVALID_SIGNATURE, even when both are right', async () => {
+		const now = t();
+		const v1 = manualV1(now, 'GET', '/v1/conversations');
+		expect((await withHeader(`t=${now},v1=${v1}`)).status).toBe(200);
+		expectError(await withHeader(`t=${now},v1=${v1},v1=${v1}`), 401, 'INVALID_SIGNATURE');
+		expectError(await withHeader(`t=${now},v1=${'0'.repeat(64)},v1=${v1}`), 401, 'INVALID_SIGNATURE');
+	});
+
+	it('refuses t with a leading zero with 401 INVALID_SIGNATURE, whichever form was signed', async () => {
+		const now = t();
+		expectError(await withHeader(`t=0${now},v1=${manualV1(now, 'GET', '/v1/conversations')}`), 401, 'INVALID_SIGNATURE');
+		expectError(await withHeader(`t=0${now},v1=${manualV1(`0${now}`, 'GET', '/v1/conversations')}`), 401, 'INVALID_SIGNATURE');
+	});
+});
+
 describe('the public HMAC request vectors on the wire (contract 9.1)', () => {
 	const requestCases = vectors.hmac.requests as {
 		name: string;
@@ -186,6 +242,26 @@ describe('bodies and routes', () => {
 		expect((await env.client.post('/v1/invites', '{}', { headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(
 			201
 		);
+	});
+
+	it('does not ask a GET without a body for its Content-Type', async () => {
+		for (const type of ['application/json', 'text/plain']) {
+			expect((await env.client.get('/v1/conversations', { headers: { 'content-type': type } })).status, type).toBe(200);
+		}
+	});
+
+	it('signs and reads the query as sent: a raw " or {} reaches the parameter checks, an empty ? is an empty query', async () => {
+		expect(await rawGet('/v1/conversations?status="active"')).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+		expect(await rawGet('/v1/conversations?status=%22active%22')).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+		expect(await rawGet('/v1/conversations?status="active"', '/v1/conversations?status=%22active%22')).toEqual({
+			status: 401,
+			code: 'INVALID_SIGNATURE'
+		});
+		expect(await rawGet('/v1/conversations?{}')).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+		expect(await rawGet('/v1/conversations?cursor={}')).toEqual({ status: 400, code: 'INVALID_REQUEST' });
+		expect(await rawGet('/v1/conversations?')).toEqual({ status: 200, code: undefined });
+		expect(await rawGet('/v1/conversations?', '/v1/conversations')).toEqual({ status: 401, code: 'INVALID_SIGNATURE' });
+		expect(await rawGet('/v1/conversations/conv_unknown?')).toEqual({ status: 404, code: 'NOT_FOUND' });
 	});
 
 	it('answers 404 NOT_FOUND for an unknown path and 405 METHOD_NOT_ALLOWED for another method', async () => {

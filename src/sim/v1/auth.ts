@@ -11,7 +11,10 @@ import { httpError } from '../http/io';
 import { apiKeyHash } from '../ids';
 import type { Company } from '../state';
 
-/** The company of `Authorization: Bearer <API key>`, or `401 INVALID_API_KEY`. */
+/**
+ * The company of `Authorization: Bearer <API key>`, or `401 INVALID_API_KEY`. `Bearer` is spelt as
+ * contract 5.1 spells it: `bearer` is refused, although HTTP compares scheme names without case.
+ */
 export function authenticateApiKey(ctx: SimContext, authorization: string | undefined): Company {
 	const match = authorization === undefined ? null : /^Bearer (\S+)$/.exec(authorization);
 	if (!match) throw httpError(401, 'INVALID_API_KEY', 'Authorization must be "Bearer <API key>"');
@@ -28,9 +31,22 @@ export function acceptedSecrets(ctx: SimContext, company: Company): string[] {
 	return previousValid ? [company.webhookSecret, previous.secret] : [company.webhookSecret];
 }
 
+/** The `t` of a parsed header as written, parts split and trimmed as contract 5.2 step 2 says. */
+function writtenTimestamp(header: string): string | undefined {
+	for (const part of header.split(',')) {
+		const equals = part.indexOf('=');
+		if (part.slice(0, equals).trim() === 't') return part.slice(equals + 1).trim();
+	}
+	return undefined;
+}
+
 /**
  * Checks `X-Service-Signature`: absent or malformed and any difference in method, path, query or
  * body are `401 INVALID_SIGNATURE`; a timestamp more than 300 s away is `401 SIGNATURE_EXPIRED`.
+ * The header is parsed as contract 5.2 step 2 parses a webhook's (parts in any order, spaces
+ * trimmed, a repeated key malformed). `t` must be written without leading zeros: the canonical
+ * string begins with `t`, and `t=0170…` would otherwise be checked as `170…`, a string the sender
+ * may not have signed.
  */
 export function verifyRequestSignature(
 	ctx: SimContext,
@@ -42,6 +58,9 @@ export function verifyRequestSignature(
 		parsed = parseSignatureHeader(request.header);
 	} catch (error) {
 		throw httpError(401, 'INVALID_SIGNATURE', `X-Service-Signature: ${(error as Error).message}`);
+	}
+	if (writtenTimestamp(request.header as string) !== String(parsed.t)) {
+		throw httpError(401, 'INVALID_SIGNATURE', 'X-Service-Signature: t must be integer seconds without leading zeros');
 	}
 	if (Math.abs(ctx.clock.signatureNowSeconds() - parsed.t) > SIGNATURE_TOLERANCE_SECONDS) {
 		throw httpError(401, 'SIGNATURE_EXPIRED', 'the signature timestamp is more than 300 s away from the service clock');

@@ -5,9 +5,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
-import { errorResponse, httpError, parseJsonObject, readBody, sendJson, type JsonResponse } from '../http/io';
+import { errorResponse, httpError, readBody, sendJson, type JsonResponse } from '../http/io';
 import { authenticateApiKey, verifyRequestSignature } from './auth';
 import { IdempotencyGate, requestFingerprint, requireIdempotencyKey } from './idempotency';
+import { parseV1JsonObject } from './json';
 import { parseQuery } from './query';
 import type { V1Request } from './request';
 import { v1Routes } from './routes';
@@ -17,7 +18,10 @@ function headerOf(request: IncomingMessage, name: string): string | undefined {
 	return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** `Content-Type: application/json` when there is a body (contract 5.1); a POST always has one. */
+/**
+ * `Content-Type: application/json` when there is a body (contract 5.1); a POST always has one. A GET
+ * without a body is not asked for a Content-Type: there is nothing for it to describe.
+ */
 function parseBody(method: string, contentType: string | undefined, raw: Buffer): Record<string, unknown> {
 	if (raw.length === 0) {
 		if (method === 'GET') return {};
@@ -27,7 +31,7 @@ function parseBody(method: string, contentType: string | undefined, raw: Buffer)
 	if (!/^application\/json\s*(;.*)?$/i.test(contentType ?? '')) {
 		throw httpError(400, 'INVALID_REQUEST', 'Content-Type must be application/json when there is a body');
 	}
-	return parseJsonObject(raw);
+	return parseV1JsonObject(raw);
 }
 
 export class V1Handler {
@@ -56,6 +60,7 @@ export class V1Handler {
 			const raw = await readBody(request);
 			verifyRequestSignature(this.ctx, company, { header: headerOf(request, 'x-service-signature'), method, pathAndQuery, body: raw });
 			const execute = () => this.route(company, method, url, headerOf(request, 'content-type'), raw);
+			// Contract 5.1 asks for an Idempotency-Key on other requests only: a GET's is not looked at.
 			if (method === 'GET') return execute();
 			const key = requireIdempotencyKey(headerOf(request, 'idempotency-key'));
 			return await this.idempotency.run(company, key, requestFingerprint(method, pathAndQuery, raw), execute);

@@ -16,15 +16,35 @@ describe('Idempotency-Key format (contract 5.1, 8)', () => {
 		const printable = Array.from({ length: 94 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
 		expect((await env.client.post('/v1/invites', {}, { idempotencyKey: printable })).status).toBe(201);
 		expect((await env.client.post('/v1/invites', {}, { idempotencyKey: 'k'.repeat(128) })).status).toBe(201);
-		for (const key of ['k'.repeat(129), 'has space', 'tab\there', 'caf\u00e9', '']) {
+		for (const key of ['k'.repeat(129), 'has space', 'tab\there', 'caf\u00e9']) {
 			const refused = await env.client.post('/v1/invites', {}, { idempotencyKey: key });
 			expect([refused.status, refused.body.error.code], JSON.stringify(key)).toEqual([400, 'INVALID_IDEMPOTENCY_KEY']);
 		}
 	});
+
+	it('counts an empty Idempotency-Key as given and invalid: 400 INVALID_IDEMPOTENCY_KEY, not IDEMPOTENCY_KEY_REQUIRED', async () => {
+		const empty = await env.client.post('/v1/invites', {}, { idempotencyKey: '' });
+		expect([empty.status, empty.body.error.code]).toEqual([400, 'INVALID_IDEMPOTENCY_KEY']);
+	});
+
+	it('does not look at an Idempotency-Key on a GET, even a malformed one: no replay, nothing kept', async () => {
+		const { client } = await env.isolatedCompany();
+		const get = (key: string) => client.get('/v1/conversations', { headers: { 'idempotency-key': key } });
+		const first = await get('read-1');
+		expect(first.status).toBe(200);
+		expect(first.headers.get('idempotent-replayed')).toBeNull();
+		await client.post('/v1/invites', {});
+		const again = await get('read-1');
+		expect(again.headers.get('idempotent-replayed')).toBeNull();
+		expect(again.body.data).toHaveLength(first.body.data.length + 1);
+		for (const key of ['has space', 'k'.repeat(129), '']) expect((await get(key)).status, JSON.stringify(key)).toBe(200);
+		const post = await client.post('/v1/invites', {}, { idempotencyKey: 'read-1' });
+		expect([post.status, post.headers.get('idempotent-replayed')]).toEqual([201, null]);
+	});
 });
 
 describe('replay and conflict (contract 5.1 rules 1–2)', () => {
-	it('answers the same request with the same status and body and Idempotent-Replayed: true, with one effect', async () => {
+	it('answers the same request with the same status and body and Idempotent-Replayed: true, with one effect; the first answer has no such header', async () => {
 		const before = await conversationCount();
 		const first = await env.client.post('/v1/invites', { expiresIn: 3600 }, { idempotencyKey: 'replay-1' });
 		const again = await env.client.post(
@@ -54,6 +74,7 @@ describe('replay and conflict (contract 5.1 rules 1–2)', () => {
 		const first = await env.client.post('/v1/conversations/conv_none/close', {}, { idempotencyKey: 'error-1' });
 		const again = await env.client.post('/v1/conversations/conv_none/close', {}, { idempotencyKey: 'error-1' });
 		expect([first.status, again.status]).toEqual([404, 404]);
+		expect(first.headers.get('idempotent-replayed')).toBeNull();
 		expect(again.headers.get('idempotent-replayed')).toBe('true');
 	});
 

@@ -87,6 +87,29 @@ describe('sending (contract 4.2, 7.3)', () => {
 		expectError(await env.client.post('/v1/messages', { contentType: 'text', encryption }), 400, 'INVALID_REQUEST');
 	});
 
+	it('answers a send without encryption 400 INVALID_ENVELOPE, after the body shape and before the conversation', async () => {
+		const send = (body: Record<string, unknown>) => env.client.post('/v1/messages', body);
+		expectError(await send({ conversationId: conversation.conversationId, contentType: 'text' }), 400, 'INVALID_ENVELOPE');
+		expectError(
+			await send({ conversationId: conversation.conversationId, contentType: 'text', encryption: null }),
+			400,
+			'INVALID_ENVELOPE'
+		);
+		expectError(await send({ conversationId: 'conv_unknown', contentType: 'text' }), 400, 'INVALID_ENVELOPE');
+		expectError(await send({ conversationId: conversation.conversationId, contentType: 'image' }), 400, 'INVALID_REQUEST');
+		expectError(await send({ conversationId: conversation.conversationId, contentType: 'attachment' }), 400, 'INVALID_REQUEST');
+	});
+
+	it('refuses a conversationId outside the id rule as a malformed body, 400 INVALID_REQUEST, before the envelope', async () => {
+		for (const conversationId of ['has space', 'conv_x\n', 'c'.repeat(129), 'conv/x', 42]) {
+			expectError(await sendText(shapedEnvelope(), conversationId as string), 400, 'INVALID_REQUEST');
+			expectError(await sendText(shapedEnvelope({ v: 2 }), conversationId as string), 400, 'INVALID_REQUEST');
+		}
+		expectError(await sendText(shapedEnvelope(), 'c'.repeat(128)), 404, 'NOT_FOUND');
+		// In a path, an id outside the rule is a path naming no conversation.
+		expectError(await env.client.get('/v1/conversations/conv!x'), 404, 'NOT_FOUND');
+	});
+
 	it('answers 404 NOT_FOUND for an unknown conversation, after the envelope check', async () => {
 		expectError(await sendText(shapedEnvelope(), 'conv_unknown'), 404, 'NOT_FOUND');
 		expectError(await sendText(shapedEnvelope({ v: 2 }), 'conv_unknown'), 400, 'INVALID_ENVELOPE');

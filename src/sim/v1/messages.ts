@@ -2,6 +2,7 @@
  * `/v1` message endpoints (contract 4, 4.2, 7.3; docs/contract-gaps.md §5): the history with
  * `limit`, `before` and `after`, and sending with its checks in the documented order.
  */
+import { isId } from '../../lib/crypto/index';
 import { httpError } from '../http/io';
 import { messageItem } from '../records';
 import { findConversation } from '../service/conversations';
@@ -40,8 +41,14 @@ export const history: V1Handler = (ctx, request, params) => {
 	return ok({ data: page.map((message) => messageItem(conversation.conversationId, message)), hasMore: candidates.length > limit });
 };
 
+/**
+ * Checks in the order of docs/contract-gaps.md §5. A `conversationId` outside the id rule (contract
+ * 1.1) is a malformed body (`400 INVALID_REQUEST`), not an unknown conversation; a missing
+ * `encryption` is an envelope without its shape (`400 INVALID_ENVELOPE`), checked after the body.
+ */
 export const send: V1Handler = (ctx, request) => {
 	const conversationId = requireString(request.body, 'conversationId');
+	if (!isId(conversationId)) throw httpError(400, 'INVALID_REQUEST', 'conversationId must match ^[A-Za-z0-9_-]{1,128}$');
 	const contentType = request.body.contentType;
 	if (!CONTENT_TYPES.includes(contentType as (typeof CONTENT_TYPES)[number])) {
 		throw httpError(400, 'INVALID_REQUEST', 'contentType must be text or attachment');

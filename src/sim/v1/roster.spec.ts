@@ -6,6 +6,7 @@ import {
 	openConversationKey,
 	sealConversationKey,
 	signRoster,
+	signStatement,
 	type X25519KeyPair
 } from '../../lib/crypto/index';
 import {
@@ -90,6 +91,14 @@ describe('the roster (contract 2.9, 6.7; contract-gaps §7)', () => {
 			{ ...valid, agents: 'none' }
 		];
 		for (const body of invalid) expectError(await client.post('/v1/roster', body), 400, 'INVALID_INPUT');
+	});
+
+	it('refuses an issuedAt with second 60 (a leap second) with 400 INVALID_INPUT, even signed as it stands', async () => {
+		const { company, client } = await freshCompany();
+		const issuedAt = '2016-12-31T23:59:60Z';
+		const signature = signStatement(`Service|v1|agent-roster|${company.companyId}|1|${issuedAt}|`, company.signing.secretKey);
+		expectError(await client.post('/v1/roster', { rosterVersion: 1, issuedAt, agents: [], signature }), 400, 'INVALID_INPUT');
+		expect((await client.post('/v1/roster', roster(company, 1, [], { issuedAt: '2016-12-31T23:59:59Z' }))).status).toBe(201);
 	});
 });
 
