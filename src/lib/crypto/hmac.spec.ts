@@ -10,7 +10,7 @@ const hex = 'a'.repeat(64);
 
 describe('X-Service-Signature header parsing (contract 5.2 step 2)', () => {
 	it('trims spaces around keys and values and ignores unknown keys', () => {
-		expect(parseSignatureHeader(` t = 12 , v0=zz, v1 = ${hex} `)).toEqual({ t: 12, v1: hex });
+		expect(parseSignatureHeader(` t = 12 , v0=zz, v1 = ${hex} `)).toEqual({ t: 12, tText: '12', v1: hex });
 	});
 
 	it('distinguishes a missing header from a malformed one', () => {
@@ -61,6 +61,14 @@ describe('webhook verification (contract 5.2)', () => {
 		expect(codeOfCall(() => verifyWebhookSignature({ secrets: ['whsec_b'], header, body, now: 1301 }))).toBe('SIGNATURE_EXPIRED');
 		expect(codeOfCall(() => verifyWebhookSignature({ secrets: ['whsec_a'], header, body, now: 699 }))).toBe('SIGNATURE_EXPIRED');
 		expect(() => verifyWebhookSignature({ secrets: ['whsec_a'], header, body, now: 1300 })).not.toThrow();
+	});
+
+	it('signs the timestamp as written in the header, a leading zero included', () => {
+		const mac = (signed: string) => createHmac('sha256', 'whsec_a').update(`${signed}.${body}`).digest('hex');
+		expect(() => verifyWebhookSignature({ secrets: ['whsec_a'], header: `t=01000,v1=${mac('01000')}`, body, now: 1000 })).not.toThrow();
+		expect(codeOfCall(() => verifyWebhookSignature({ secrets: ['whsec_a'], header: `t=01000,v1=${mac('1000')}`, body, now: 1000 }))).toBe(
+			'SIGNATURE_INVALID'
+		);
 	});
 
 	it('verifies the raw bytes, not a re-serialization', () => {

@@ -50,6 +50,8 @@ export function signRequest(
 
 export interface ParsedSignatureHeader {
 	t: number;
+	/** `t` as received: the canonical string signs this text, never the number re-printed. */
+	tText: string;
 	v1: string;
 }
 
@@ -68,7 +70,7 @@ export function parseSignatureHeader(header: string | null | undefined): ParsedS
 	const v1 = fields.get('v1');
 	if (t === undefined || !/^[0-9]{1,15}$/.test(t)) fail('SIGNATURE_MALFORMED', 't must be an integer');
 	if (v1 === undefined || !/^[0-9a-f]{64}$/.test(v1)) fail('SIGNATURE_MALFORMED', 'v1 must be 64 lowercase hex characters');
-	return { t: Number(t), v1 };
+	return { t: Number(t), tText: t, v1 };
 }
 
 function hexDecode(hex: string): Uint8Array {
@@ -85,10 +87,10 @@ export function verifyWebhookSignature(
 	input: { secrets: readonly string[]; header: string | null | undefined; body: string | Uint8Array; now: number },
 	hmac: HmacSha256 = sodiumHmacSha256
 ): { t: number } {
-	const { t, v1 } = parseSignatureHeader(input.header);
+	const { t, tText, v1 } = parseSignatureHeader(input.header);
 	if (Math.abs(input.now - t) > SIGNATURE_TOLERANCE_SECONDS) fail('SIGNATURE_EXPIRED', 'the signature timestamp is outside ±300 s');
 	const received = hexDecode(v1);
-	const message = concatBytes(utf8Encode(`${t}.`), bodyBytes(input.body));
+	const message = concatBytes(utf8Encode(`${tText}.`), bodyBytes(input.body));
 	let matched = false;
 	for (const secret of input.secrets) {
 		// Every secret is checked so the time does not reveal which one matched.
