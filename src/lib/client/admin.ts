@@ -4,12 +4,23 @@
  * and webhook secret rotation, deliveries, received events and trust counts. Nothing here ever carries
  * a secret key: signing happens in the crypto worker, and only statements and signatures travel.
  */
-import type { DeliveryRecord, RosterRecord } from '../wire/v1-records';
+import type { DeliveryRecord } from '../wire/v1-records';
 import { api } from './http';
 import type { Account, Role, Trust } from './types';
-import type { GrantJobView } from '../inbox-api/admin';
+import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from '../inbox-api/roster';
 import type { InboxSettings } from '../inbox-api/records';
 import type { AuditEntry } from '../audit/chain';
+
+export type {
+	AcceptedRoster,
+	GrantJobView as GrantJob,
+	NextRoster,
+	RosterEntry,
+	RosterOverview,
+	RosterView,
+	SignedRosterUpload,
+	UnverifiedServiceRoster
+} from '../inbox-api/roster';
 
 export interface AdminAgent {
 	accountId: string;
@@ -39,43 +50,6 @@ export interface SigningPublicKey {
 	fingerprint: string;
 	fingerprintHex: string;
 }
-
-export interface RosterEntry {
-	agentKeyId: string;
-	publicKey: string;
-	accountId: string | null;
-	displayName: string | null;
-}
-
-export interface RosterView {
-	rosterVersion: number;
-	issuedAt: string;
-	agents: RosterEntry[];
-	signature: string;
-	uploadedAt: string;
-	uploadedBy: string | null;
-}
-
-export interface NextRoster {
-	rosterVersion: number;
-	companyId: string;
-	/** Active agents with a key, sorted by `agentKeyId` bytes. */
-	agents: RosterEntry[];
-}
-
-export interface RosterOverview {
-	latest: RosterView | null;
-	/** A roster the service serves that does not verify with `signing.pub`: never used, shown as an alert. */
-	unverifiedAtService: { rosterVersion: number; reason: string } | null;
-	/** Newest first. */
-	history: RosterView[];
-	next: NextRoster;
-}
-
-export type GrantJob = GrantJobView;
-
-/** The body of `POST /api/admin/roster`: exactly the signed roster as `/v1/roster` takes it, no other field. */
-export type SignedRosterUpload = RosterRecord;
 
 export interface PendingRotation {
 	companyId: string;
@@ -166,14 +140,13 @@ export const getSigningPublicKey = () => api<SigningPublicKey>('GET', `${ADMIN}/
 
 export const getRosters = () => api<RosterOverview>('GET', `${ADMIN}/roster`);
 
-export const uploadRoster = (roster: SignedRosterUpload) =>
-	api<{ roster: RosterView; grantJob: GrantJob | null }>('POST', `${ADMIN}/roster`, { body: roster });
+export const uploadRoster = (roster: SignedRosterUpload) => api<AcceptedRoster>('POST', `${ADMIN}/roster`, { body: roster });
 
-export const listGrantJobs = () => api<{ data: GrantJob[] }>('GET', `${ADMIN}/grant-jobs`);
+export const listGrantJobs = () => api<GrantJobList>('GET', `${ADMIN}/grant-jobs`);
 
-export const getGrantJob = (jobId: string) => api<GrantJob>('GET', `${ADMIN}/grant-jobs/${segment(jobId)}`);
+export const getGrantJob = (jobId: string) => api<GrantJobView>('GET', `${ADMIN}/grant-jobs/${segment(jobId)}`);
 
-export const resumeGrantJob = (jobId: string) => api<GrantJob>('POST', `${ADMIN}/grant-jobs/${segment(jobId)}/resume`, { body: {} });
+export const resumeGrantJob = (jobId: string) => api<GrantJobView>('POST', `${ADMIN}/grant-jobs/${segment(jobId)}/resume`, { body: {} });
 
 export const getCompanyKey = () => api<CompanyKey>('GET', `${ADMIN}/company-key`);
 
