@@ -6,7 +6,7 @@
  */
 import type { DeliveryRecord } from '../wire/v1-records';
 import { api } from './http';
-import type { Account, Role, Trust } from './types';
+import type { Role, SessionInfo, Trust } from './types';
 import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from '../inbox-api/roster';
 import type { InboxSettings } from '../inbox-api/records';
 import type { AuditEntry } from '../audit/chain';
@@ -134,7 +134,7 @@ export const removeAgent = (accountId: string) => api<unknown>('DELETE', `${ADMI
 
 /** The invited person's side: `POST /api/join` signs them in like a login. */
 export const joinWithInvitation = (input: { token: string; username: string; password: string }) =>
-	api<{ account: Account }>('POST', '/api/join', { body: input });
+	api<SessionInfo>('POST', '/api/join', { body: input });
 
 export const getSigningPublicKey = () => api<SigningPublicKey>('GET', `${ADMIN}/signing-key`);
 

@@ -7,7 +7,7 @@ import { inviteAgent, joinWithInvitation, listAgents, removeAgent, resetAgentKey
 import { json, readJsonObject } from '../http/responses';
 import { idParam, requireSession, route } from './event';
 import { startSession } from './session';
-import { accountJson } from './views';
+import { sessionJson } from './views';
 
 export const getAgents = route(async (event, inbox) => {
 	requireSession(event, 'admin');
@@ -60,5 +60,5 @@ export const getSigningKey = route(async (event, inbox) => {
 export const postJoin = route(async (event, inbox) => {
 	const account = await joinWithInvitation(inbox, await readJsonObject(event.request, 8 * 1024));
 	const expiresAt = await startSession(event, inbox, account.accountId);
-	return json({ account: accountJson(account), expiresAt: expiresAt.toISOString() }, 201);
+	return json(sessionJson(account, expiresAt), 201);
 });
