@@ -6,11 +6,20 @@
  */
 import type { DeliveryRecord } from '../wire/v1-records';
 import { api } from './http';
-import type { Role, SessionInfo, Trust } from './types';
+import type { SessionInfo, Trust } from './types';
+import type { AdminAgentList, AgentInvitation, AgentInvitationRequest, JoinRequest, SigningPublicKey } from '../inbox-api/agents';
 import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from '../inbox-api/roster';
 import type { InboxSettings } from '../inbox-api/records';
 import type { AuditEntry } from '../audit/chain';
 
+export type {
+	AdminAgent,
+	AdminAgentList,
+	AgentInvitation,
+	AgentInvitationRequest,
+	JoinRequest,
+	SigningPublicKey
+} from '../inbox-api/agents';
 export type {
 	AcceptedRoster,
 	GrantJobView as GrantJob,
@@ -21,35 +30,6 @@ export type {
 	SignedRosterUpload,
 	UnverifiedServiceRoster
 } from '../inbox-api/roster';
-
-export interface AdminAgent {
-	accountId: string;
-	username: string;
-	displayName: string;
-	role: Role;
-	disabled: boolean;
-	agentKeyId: string | null;
-	agentPublicKey: string | null;
-	/** b64u of the key's fingerprint (contract 2.2). */
-	fingerprint: string | null;
-	/** In the latest accepted roster, with this same key. */
-	inRoster: boolean;
-	lastActiveAt: string | null;
-}
-
-export interface AgentInvitation {
-	invitationId: string;
-	/** `<ORIGIN>/join#t=<token>`: shown once. */
-	url: string;
-	expiresAt: string;
-}
-
-export interface SigningPublicKey {
-	/** b64u of `signing.pub`. */
-	publicKey: string;
-	fingerprint: string;
-	fingerprintHex: string;
-}
 
 export interface PendingRotation {
 	companyId: string;
@@ -120,10 +100,9 @@ function query(params: Record<string, string | number | undefined | null>): stri
 	return text ? `?${text}` : '';
 }
 
-export const listAgents = () => api<{ data: AdminAgent[] }>('GET', `${ADMIN}/agents`);
+export const listAgents = () => api<AdminAgentList>('GET', `${ADMIN}/agents`);
 
-export const inviteAgent = (input: { displayName: string; role: Role; validForHours: number }) =>
-	api<AgentInvitation>('POST', `${ADMIN}/agent-invitations`, { body: input });
+export const inviteAgent = (input: AgentInvitationRequest) => api<AgentInvitation>('POST', `${ADMIN}/agent-invitations`, { body: input });
 
 export type AgentAction = 'disable' | 'enable' | 'reset-key';
 
@@ -133,8 +112,7 @@ export const changeAgent = (accountId: string, action: AgentAction) =>
 export const removeAgent = (accountId: string) => api<unknown>('DELETE', `${ADMIN}/agents/${segment(accountId)}`);
 
 /** The invited person's side: `POST /api/join` signs them in like a login. */
-export const joinWithInvitation = (input: { token: string; username: string; password: string }) =>
-	api<SessionInfo>('POST', '/api/join', { body: input });
+export const joinWithInvitation = (input: JoinRequest) => api<SessionInfo>('POST', '/api/join', { body: input });
 
 export const getSigningPublicKey = () => api<SigningPublicKey>('GET', `${ADMIN}/signing-key`);
 

@@ -8,10 +8,11 @@ import { json, readJsonObject } from '../http/responses';
 import { idParam, requireSession, route } from './event';
 import { startSession } from './session';
 import { sessionJson } from './views';
+import type { AdminAgentList, SigningPublicKey } from '../../inbox-api/agents';
 
 export const getAgents = route(async (event, inbox) => {
 	requireSession(event, 'admin');
-	return json({ data: await listAgents(inbox) });
+	return json({ data: await listAgents(inbox) } satisfies AdminAgentList);
 });
 
 export const postAgentInvitation = route(async (event, inbox) => {
@@ -54,7 +55,7 @@ export const getSigningKey = route(async (event, inbox) => {
 		publicKey: b64uEncode(signingPublicKey),
 		fingerprint: fingerprintB64u(signingPublicKey),
 		fingerprintHex: fingerprintDisplay(signingPublicKey)
-	});
+	} satisfies SigningPublicKey);
 });
 
 export const postJoin = route(async (event, inbox) => {
