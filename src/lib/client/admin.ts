@@ -8,6 +8,7 @@ import type { DeliveryRecord } from '../wire/v1-records';
 import { api } from './http';
 import type { SessionInfo, Trust } from './types';
 import type { AdminAgentList, AgentInvitation, AgentInvitationRequest, JoinRequest, SigningPublicKey } from '../inbox-api/agents';
+import type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmation, WebhookSecretRotation } from '../inbox-api/keys';
 import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from '../inbox-api/roster';
 import type { InboxSettings } from '../inbox-api/records';
 import type { AuditEntry } from '../audit/chain';
@@ -20,6 +21,7 @@ export type {
 	JoinRequest,
 	SigningPublicKey
 } from '../inbox-api/agents';
+export type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmation, WebhookSecretRotation } from '../inbox-api/keys';
 export type {
 	AcceptedRoster,
 	GrantJobView as GrantJob,
@@ -30,40 +32,6 @@ export type {
 	SignedRosterUpload,
 	UnverifiedServiceRoster
 } from '../inbox-api/roster';
-
-export interface PendingRotation {
-	companyId: string;
-	fromKeyVersion: number;
-	fromPublicKey: string;
-	toKeyVersion: number;
-	toPublicKey: string;
-	/** Contract 6.6, built by the server; the page rebuilds it in the worker before signing. */
-	statement: string;
-}
-
-export interface CompanyKey {
-	keyVersion: number;
-	publicKey: string;
-	/** b64u (contract 2.2). */
-	fingerprint: string;
-	previousVersions: number[];
-	pending: PendingRotation | null;
-}
-
-export interface ConfirmedRotation {
-	keyVersion: number;
-	publicKey: string;
-	/** b64u (contract 2.2). */
-	fingerprint: string;
-	rotationSignature: string;
-	/** `entered`: the server entered it in the (simulated) portal; `manual`: the admin must. */
-	portal: 'entered' | 'manual';
-}
-
-export interface WebhookSecretRotation {
-	rotatedAt: string;
-	previousValidUntil: string;
-}
 
 /** A webhook delivery as the service reports it (docs/contract-gaps.md §9). */
 export type Delivery = DeliveryRecord;
@@ -130,7 +98,7 @@ export const getCompanyKey = () => api<CompanyKey>('GET', `${ADMIN}/company-key`
 
 export const startKeyRotation = () => api<PendingRotation>('POST', `${ADMIN}/company-key/rotation`, { body: {} });
 
-export const confirmKeyRotation = (input: { toKeyVersion: number; rotationSignature: string }) =>
+export const confirmKeyRotation = (input: RotationConfirmation) =>
 	api<ConfirmedRotation>('POST', `${ADMIN}/company-key/rotation/confirm`, { body: input });
 
 export const rotateWebhookSecret = () => api<WebhookSecretRotation>('POST', `${ADMIN}/webhook-secret/rotation`, { body: {} });
