@@ -4,11 +4,11 @@
  * and webhook secret rotation, deliveries, received events and trust counts. Nothing here ever carries
  * a secret key: signing happens in the crypto worker, and only statements and signatures travel.
  */
-import type { DeliveryRecord } from '../wire/v1-records';
 import { api } from './http';
-import type { SessionInfo, Trust } from './types';
+import type { SessionInfo } from './types';
 import type { AdminAgentList, AgentInvitation, AgentInvitationRequest, JoinRequest, SigningPublicKey } from '../inbox-api/agents';
 import type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmation, WebhookSecretRotation } from '../inbox-api/keys';
+import type { Delivery, DeliveryPage, ReceivedEventPage, TrustOverview } from '../inbox-api/operations';
 import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from '../inbox-api/roster';
 import type { InboxSettings } from '../inbox-api/records';
 import type { AuditEntry } from '../audit/chain';
@@ -22,6 +22,7 @@ export type {
 	SigningPublicKey
 } from '../inbox-api/agents';
 export type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmation, WebhookSecretRotation } from '../inbox-api/keys';
+export type { Delivery, DeliveryPage, ReceivedEvent, ReceivedEventPage, TrustOverview, TrustRow } from '../inbox-api/operations';
 export type {
 	AcceptedRoster,
 	GrantJobView as GrantJob,
@@ -32,30 +33,6 @@ export type {
 	SignedRosterUpload,
 	UnverifiedServiceRoster
 } from '../inbox-api/roster';
-
-/** A webhook delivery as the service reports it (docs/contract-gaps.md §9). */
-export type Delivery = DeliveryRecord;
-
-export interface ReceivedEvent {
-	seq: number;
-	eventId: string;
-	type: string;
-	state: 'received' | 'processed' | 'failed';
-	/** Its data failed validation: set aside, never retried (docs/contract-gaps.md §14). */
-	rejected: boolean;
-	attempts: number;
-	lastError: string | null;
-	receivedAt: string;
-	processedAt: string | null;
-}
-
-export interface TrustRow {
-	conversationId: string;
-	status: string;
-	trust: Trust | null;
-	keyVersion: number | null;
-	lastActivityAt: string;
-}
 
 const ADMIN = '/api/admin';
 const segment = encodeURIComponent;
@@ -103,17 +80,16 @@ export const confirmKeyRotation = (input: RotationConfirmation) =>
 
 export const rotateWebhookSecret = () => api<WebhookSecretRotation>('POST', `${ADMIN}/webhook-secret/rotation`, { body: {} });
 
-export const listDeliveries = (status: Delivery['status'] | null) =>
-	api<{ data: Delivery[]; nextCursor: string | null }>('GET', `${ADMIN}/deliveries${query({ status })}`);
+export const listDeliveries = (status: Delivery['status'] | null) => api<DeliveryPage>('GET', `${ADMIN}/deliveries${query({ status })}`);
 
 /** One retry operation per click: a repeated request (a lost answer) does not make a second attempt. */
 export const retryDelivery = (deliveryId: string, idempotencyKey: string) =>
 	api<Delivery>('POST', `${ADMIN}/deliveries/${segment(deliveryId)}/retry`, { body: {}, idempotencyKey });
 
 export const listReceivedEvents = (input: { state?: string | null; limit?: number; before?: string | null } = {}) =>
-	api<{ data: ReceivedEvent[]; nextCursor: string | null }>('GET', `${ADMIN}/events${query(input)}`);
+	api<ReceivedEventPage>('GET', `${ADMIN}/events${query(input)}`);
 
-export const getTrust = () => api<{ data: TrustRow[]; counts: Record<string, number> }>('GET', `${ADMIN}/trust`);
+export const getTrust = () => api<TrustOverview>('GET', `${ADMIN}/trust`);
 
 export const getSettings = () => api<InboxSettings>('GET', `${ADMIN}/settings`);
 
