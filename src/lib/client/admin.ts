@@ -11,7 +11,7 @@ import type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmati
 import type { Delivery, DeliveryPage, ReceivedEventPage, TrustOverview } from '../inbox-api/operations';
 import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from '../inbox-api/roster';
 import type { InboxSettings } from '../inbox-api/records';
-import type { AuditEntry } from '../audit/chain';
+import type { AuditPage } from '../inbox-api/audit';
 
 export type {
 	AdminAgent,
@@ -21,6 +21,7 @@ export type {
 	JoinRequest,
 	SigningPublicKey
 } from '../inbox-api/agents';
+export type { AuditPage } from '../inbox-api/audit';
 export type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmation, WebhookSecretRotation } from '../inbox-api/keys';
 export type { Delivery, DeliveryPage, ReceivedEvent, ReceivedEventPage, TrustOverview, TrustRow } from '../inbox-api/operations';
 export type {
@@ -94,8 +95,6 @@ export const getTrust = () => api<TrustOverview>('GET', `${ADMIN}/trust`);
 export const getSettings = () => api<InboxSettings>('GET', `${ADMIN}/settings`);
 
 export const changeSettings = (change: Partial<InboxSettings>) => api<InboxSettings>('PATCH', `${ADMIN}/settings`, { body: change });
-
-export type AuditPage = { data: AuditEntry[]; hasMore: boolean };
 
 export const listAudit = (filter: { action?: string; actor?: string; before?: number; after?: number; limit?: number }) =>
 	api<AuditPage>('GET', `${ADMIN}/audit${query(filter)}`);
