@@ -1,8 +1,9 @@
 /**
- * The admin pages' calls to the inbox server (docs/inbox-api.md, administration): agents and
- * their invitations, the signing key's public half, rosters signed in the page, grant jobs, company key
- * and webhook secret rotation, deliveries, received events and trust counts. Nothing here ever carries
- * a secret key: signing happens in the crypto worker, and only statements and signatures travel.
+ * The admin pages' calls to the inbox server (docs/inbox-api.md §12): agents and their invitations, the
+ * signing key's public half, rosters signed in the page, grant jobs, company key and webhook secret
+ * rotation, deliveries, received events, trust counts, settings and the audit log. The shapes are declared
+ * with the server in src/lib/inbox-api/ and passed on here for the pages. Nothing here ever carries a
+ * secret key: signing happens in the crypto worker, and only statements and signatures travel.
  */
 import { api } from './http';
 import type { SessionInfo } from './types';
