@@ -1,139 +1,40 @@
 /**
- * The admin pages' calls to the inbox server (docs/inbox-api.md, administration): agents and
- * their invitations, the signing key's public half, rosters signed in the page, grant jobs, company key
- * and webhook secret rotation, deliveries, received events and trust counts. Nothing here ever carries
- * a secret key: signing happens in the crypto worker, and only statements and signatures travel.
+ * The admin pages' calls to the inbox server (docs/inbox-api.md §12): agents and their invitations, the
+ * signing key's public half, rosters signed in the page, grant jobs, company key and webhook secret
+ * rotation, deliveries, received events, trust counts, settings and the audit log. The shapes are declared
+ * with the server in src/lib/inbox-api/ and passed on here for the pages. Nothing here ever carries a
+ * secret key: signing happens in the crypto worker, and only statements and signatures travel.
  */
-import type { DeliveryRecord, RosterRecord } from '../wire/v1-records';
 import { api } from './http';
-import type { Account, Role, Trust } from './types';
-import type { GrantJobView } from '../inbox-api/admin';
+import type { SessionInfo } from './types';
+import type { AdminAgentList, AgentInvitation, AgentInvitationRequest, JoinRequest, SigningPublicKey } from '../inbox-api/agents';
+import type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmation, WebhookSecretRotation } from '../inbox-api/keys';
+import type { Delivery, DeliveryPage, ReceivedEventPage, TrustOverview } from '../inbox-api/operations';
+import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from '../inbox-api/roster';
 import type { InboxSettings } from '../inbox-api/records';
-import type { AuditEntry } from '../audit/chain';
+import type { AuditPage } from '../inbox-api/audit';
 
-export interface AdminAgent {
-	accountId: string;
-	username: string;
-	displayName: string;
-	role: Role;
-	disabled: boolean;
-	agentKeyId: string | null;
-	agentPublicKey: string | null;
-	/** b64u of the key's fingerprint (contract 2.2). */
-	fingerprint: string | null;
-	/** In the latest accepted roster, with this same key. */
-	inRoster: boolean;
-	lastActiveAt: string | null;
-}
-
-export interface AgentInvitation {
-	invitationId: string;
-	/** `<ORIGIN>/join#t=<token>`: shown once. */
-	url: string;
-	expiresAt: string;
-}
-
-export interface SigningPublicKey {
-	/** b64u of `signing.pub`. */
-	publicKey: string;
-	fingerprint: string;
-	fingerprintHex: string;
-}
-
-export interface RosterEntry {
-	agentKeyId: string;
-	publicKey: string;
-	accountId: string | null;
-	displayName: string | null;
-}
-
-export interface RosterView {
-	rosterVersion: number;
-	issuedAt: string;
-	agents: RosterEntry[];
-	signature: string;
-	uploadedAt: string;
-	uploadedBy: string | null;
-}
-
-export interface NextRoster {
-	rosterVersion: number;
-	companyId: string;
-	/** Active agents with a key, sorted by `agentKeyId` bytes. */
-	agents: RosterEntry[];
-}
-
-export interface RosterOverview {
-	latest: RosterView | null;
-	/** A roster the service serves that does not verify with `signing.pub`: never used, shown as an alert. */
-	unverifiedAtService: { rosterVersion: number; reason: string } | null;
-	/** Newest first. */
-	history: RosterView[];
-	next: NextRoster;
-}
-
-export type GrantJob = GrantJobView;
-
-/** The body of `POST /api/admin/roster`: exactly the signed roster as `/v1/roster` takes it, no other field. */
-export type SignedRosterUpload = RosterRecord;
-
-export interface PendingRotation {
-	companyId: string;
-	fromKeyVersion: number;
-	fromPublicKey: string;
-	toKeyVersion: number;
-	toPublicKey: string;
-	/** Contract 6.6, built by the server; the page rebuilds it in the worker before signing. */
-	statement: string;
-}
-
-export interface CompanyKey {
-	keyVersion: number;
-	publicKey: string;
-	/** b64u (contract 2.2). */
-	fingerprint: string;
-	previousVersions: number[];
-	pending: PendingRotation | null;
-}
-
-export interface ConfirmedRotation {
-	keyVersion: number;
-	publicKey: string;
-	/** b64u (contract 2.2). */
-	fingerprint: string;
-	rotationSignature: string;
-	/** `entered`: the server entered it in the (simulated) portal; `manual`: the admin must. */
-	portal: 'entered' | 'manual';
-}
-
-export interface WebhookSecretRotation {
-	rotatedAt: string;
-	previousValidUntil: string;
-}
-
-/** A webhook delivery as the service reports it (docs/contract-gaps.md §9). */
-export type Delivery = DeliveryRecord;
-
-export interface ReceivedEvent {
-	seq: number;
-	eventId: string;
-	type: string;
-	state: 'received' | 'processed' | 'failed';
-	/** Its data failed validation: set aside, never retried (docs/contract-gaps.md §14). */
-	rejected: boolean;
-	attempts: number;
-	lastError: string | null;
-	receivedAt: string;
-	processedAt: string | null;
-}
-
-export interface TrustRow {
-	conversationId: string;
-	status: string;
-	trust: Trust | null;
-	keyVersion: number | null;
-	lastActivityAt: string;
-}
+export type {
+	AdminAgent,
+	AdminAgentList,
+	AgentInvitation,
+	AgentInvitationRequest,
+	JoinRequest,
+	SigningPublicKey
+} from '../inbox-api/agents';
+export type { AuditPage } from '../inbox-api/audit';
+export type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmation, WebhookSecretRotation } from '../inbox-api/keys';
+export type { Delivery, DeliveryPage, ReceivedEvent, ReceivedEventPage, TrustOverview, TrustRow } from '../inbox-api/operations';
+export type {
+	AcceptedRoster,
+	GrantJobView as GrantJob,
+	NextRoster,
+	RosterEntry,
+	RosterOverview,
+	RosterView,
+	SignedRosterUpload,
+	UnverifiedServiceRoster
+} from '../inbox-api/roster';
 
 const ADMIN = '/api/admin';
 const segment = encodeURIComponent;
@@ -146,10 +47,9 @@ function query(params: Record<string, string | number | undefined | null>): stri
 	return text ? `?${text}` : '';
 }
 
-export const listAgents = () => api<{ data: AdminAgent[] }>('GET', `${ADMIN}/agents`);
+export const listAgents = () => api<AdminAgentList>('GET', `${ADMIN}/agents`);
 
-export const inviteAgent = (input: { displayName: string; role: Role; validForHours: number }) =>
-	api<AgentInvitation>('POST', `${ADMIN}/agent-invitations`, { body: input });
+export const inviteAgent = (input: AgentInvitationRequest) => api<AgentInvitation>('POST', `${ADMIN}/agent-invitations`, { body: input });
 
 export type AgentAction = 'disable' | 'enable' | 'reset-key';
 
@@ -159,48 +59,43 @@ export const changeAgent = (accountId: string, action: AgentAction) =>
 export const removeAgent = (accountId: string) => api<unknown>('DELETE', `${ADMIN}/agents/${segment(accountId)}`);
 
 /** The invited person's side: `POST /api/join` signs them in like a login. */
-export const joinWithInvitation = (input: { token: string; username: string; password: string }) =>
-	api<{ account: Account }>('POST', '/api/join', { body: input });
+export const joinWithInvitation = (input: JoinRequest) => api<SessionInfo>('POST', '/api/join', { body: input });
 
 export const getSigningPublicKey = () => api<SigningPublicKey>('GET', `${ADMIN}/signing-key`);
 
 export const getRosters = () => api<RosterOverview>('GET', `${ADMIN}/roster`);
 
-export const uploadRoster = (roster: SignedRosterUpload) =>
-	api<{ roster: RosterView; grantJob: GrantJob | null }>('POST', `${ADMIN}/roster`, { body: roster });
+export const uploadRoster = (roster: SignedRosterUpload) => api<AcceptedRoster>('POST', `${ADMIN}/roster`, { body: roster });
 
-export const listGrantJobs = () => api<{ data: GrantJob[] }>('GET', `${ADMIN}/grant-jobs`);
+export const listGrantJobs = () => api<GrantJobList>('GET', `${ADMIN}/grant-jobs`);
 
-export const getGrantJob = (jobId: string) => api<GrantJob>('GET', `${ADMIN}/grant-jobs/${segment(jobId)}`);
+export const getGrantJob = (jobId: string) => api<GrantJobView>('GET', `${ADMIN}/grant-jobs/${segment(jobId)}`);
 
-export const resumeGrantJob = (jobId: string) => api<GrantJob>('POST', `${ADMIN}/grant-jobs/${segment(jobId)}/resume`, { body: {} });
+export const resumeGrantJob = (jobId: string) => api<GrantJobView>('POST', `${ADMIN}/grant-jobs/${segment(jobId)}/resume`, { body: {} });
 
 export const getCompanyKey = () => api<CompanyKey>('GET', `${ADMIN}/company-key`);
 
 export const startKeyRotation = () => api<PendingRotation>('POST', `${ADMIN}/company-key/rotation`, { body: {} });
 
-export const confirmKeyRotation = (input: { toKeyVersion: number; rotationSignature: string }) =>
+export const confirmKeyRotation = (input: RotationConfirmation) =>
 	api<ConfirmedRotation>('POST', `${ADMIN}/company-key/rotation/confirm`, { body: input });
 
 export const rotateWebhookSecret = () => api<WebhookSecretRotation>('POST', `${ADMIN}/webhook-secret/rotation`, { body: {} });
 
-export const listDeliveries = (status: Delivery['status'] | null) =>
-	api<{ data: Delivery[]; nextCursor: string | null }>('GET', `${ADMIN}/deliveries${query({ status })}`);
+export const listDeliveries = (status: Delivery['status'] | null) => api<DeliveryPage>('GET', `${ADMIN}/deliveries${query({ status })}`);
 
 /** One retry operation per click: a repeated request (a lost answer) does not make a second attempt. */
 export const retryDelivery = (deliveryId: string, idempotencyKey: string) =>
 	api<Delivery>('POST', `${ADMIN}/deliveries/${segment(deliveryId)}/retry`, { body: {}, idempotencyKey });
 
 export const listReceivedEvents = (input: { state?: string | null; limit?: number; before?: string | null } = {}) =>
-	api<{ data: ReceivedEvent[]; nextCursor: string | null }>('GET', `${ADMIN}/events${query(input)}`);
+	api<ReceivedEventPage>('GET', `${ADMIN}/events${query(input)}`);
 
-export const getTrust = () => api<{ data: TrustRow[]; counts: Record<string, number> }>('GET', `${ADMIN}/trust`);
+export const getTrust = () => api<TrustOverview>('GET', `${ADMIN}/trust`);
 
 export const getSettings = () => api<InboxSettings>('GET', `${ADMIN}/settings`);
 
 export const changeSettings = (change: Partial<InboxSettings>) => api<InboxSettings>('PATCH', `${ADMIN}/settings`, { body: change });
-
-export type AuditPage = { data: AuditEntry[]; hasMore: boolean };
 
 export const listAudit = (filter: { action?: string; actor?: string; before?: number; after?: number; limit?: number }) =>
 	api<AuditPage>('GET', `${ADMIN}/audit${query(filter)}`);

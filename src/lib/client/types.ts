@@ -5,17 +5,12 @@
  */
 import type { Envelope } from '../crypto/message';
 import type { Wrap } from '../crypto/wrap';
-import type { AccountView, AgentWrapForMe, ConversationView, RewrapState, Role, Trust } from '../inbox-api/records';
+import type { AccountView, AgentWrapForMe, ConversationView, RewrapState, Role, SessionInfo, Trust } from '../inbox-api/records';
 import type { ConversationStatus, HistoryItem } from '../wire/v1-records';
 
-export type { AgentWrapForMe, ConversationStatus, Envelope, RewrapState, Role, Trust, Wrap };
+export type { AgentWrapForMe, ConversationStatus, Envelope, RewrapState, Role, SessionInfo, Trust, Wrap };
 
 export type Account = AccountView;
-
-export interface SessionInfo {
-	account: Account;
-	expiresAt: string;
-}
 
 export type Conversation = ConversationView;
 

@@ -21,6 +21,12 @@ export interface AccountView {
 	agentPublicKey: string | null;
 }
 
+/** The answer of `POST /api/session`, `GET /api/session` (§2) and `POST /api/join` (§12): who is signed in, until when. */
+export interface SessionInfo {
+	account: AccountView;
+	expiresAt: string;
+}
+
 /** A conversation key sealed for one agent of a roster (contract 6.7). */
 export interface AgentWrapForMe {
 	agentKeyId: string;

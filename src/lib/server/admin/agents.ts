@@ -13,17 +13,17 @@ import {
 	lastActivity,
 	listAccounts,
 	setAccountDisabled,
-	type Account,
-	type Role
+	type Account
 } from '../db/accounts';
 import { createAgentInvitation, lockInvitationByToken, markInvitationUsed } from '../db/agent-invitations';
 import { isoSeconds } from '../db/conversations';
 import { latestStoredRoster } from '../db/rosters';
 import { deleteSessionsOf } from '../auth/sessions';
 import type { Inbox } from '../inbox';
+import type { AdminAgent, AgentInvitation, AgentInvitationRequest } from '../../inbox-api/agents';
 import { recordAudit } from '../audit/record';
 
-export async function listAgents(inbox: Inbox) {
+export async function listAgents(inbox: Inbox): Promise<AdminAgent[]> {
 	const [accounts, activity, roster] = await Promise.all([listAccounts(inbox.db), lastActivity(inbox.db), latestStoredRoster(inbox.db)]);
 	const inRoster = new Set((roster?.agents ?? []).map((agent) => `${agent.agentKeyId}:${agent.publicKey}`));
 	return accounts.map((account) => ({
@@ -86,21 +86,22 @@ export async function resetAgentKey(inbox: Inbox, admin: Account, accountId: str
 	inbox.log.info('agent key reset', { account: accountId, previousKey: account.agentKeyId, by: admin.accountId });
 }
 
-export async function inviteAgent(inbox: Inbox, admin: Account, body: Record<string, unknown>) {
+export async function inviteAgent(inbox: Inbox, admin: Account, body: Record<string, unknown>): Promise<AgentInvitation> {
 	const { displayName, role, validForHours } = body;
 	if (typeof displayName !== 'string' || displayName.trim().length === 0 || displayName.length > 100)
 		throw new ContractError('INVALID_REQUEST', 'displayName must be 1 to 100 characters', 400);
 	if (role !== 'agent' && role !== 'admin') throw new ContractError('INVALID_REQUEST', 'role must be agent or admin', 400);
 	if (typeof validForHours !== 'number' || !Number.isInteger(validForHours) || validForHours < 1 || validForHours > 168)
 		throw new ContractError('INVALID_REQUEST', 'validForHours must be an integer from 1 to 168', 400);
+	const request: AgentInvitationRequest = { displayName: displayName.trim(), role, validForHours };
 	const now = new Date(inbox.now());
 	const { invitation, token } = await createAgentInvitation(
 		inbox.db,
 		{
-			displayName: displayName.trim(),
-			role: role as Role,
+			displayName: request.displayName,
+			role: request.role,
 			createdBy: admin.accountId,
-			expiresAt: new Date(now.getTime() + validForHours * 3600_000)
+			expiresAt: new Date(now.getTime() + request.validForHours * 3600_000)
 		},
 		now
 	);
@@ -110,11 +111,11 @@ export async function inviteAgent(inbox: Inbox, admin: Account, body: Record<str
 			actor: admin,
 			action: 'agent.invited',
 			target: invitation.invitationId,
-			details: { role: role as string, displayName: displayName.trim() }
+			details: { role: request.role, displayName: request.displayName }
 		},
 		now
 	);
-	inbox.log.info('agent invited', { invitation: invitation.invitationId, role, by: admin.accountId });
+	inbox.log.info('agent invited', { invitation: invitation.invitationId, role: request.role, by: admin.accountId });
 	return {
 		invitationId: invitation.invitationId,
 		url: `${inbox.config.origin}/join#t=${token}`,

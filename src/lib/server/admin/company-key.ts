@@ -10,8 +10,9 @@ import { b64uEncode, ContractError, fingerprintB64u, fingerprintDisplay, rotatio
 import type { Inbox } from '../inbox';
 import { pendingRotation, promotePendingRotation, type Rotation } from '../keys/files';
 import { companyIdOf } from './company';
+import type { CompanyKey, ConfirmedRotation, PendingRotation } from '../../inbox-api/keys';
 
-function rotationView(companyId: string, rotation: Rotation) {
+function rotationView(companyId: string, rotation: Rotation): PendingRotation {
 	return {
 		companyId,
 		fromKeyVersion: rotation.fromKeyVersion,
@@ -22,7 +23,7 @@ function rotationView(companyId: string, rotation: Rotation) {
 	};
 }
 
-export async function companyKeyOverview(inbox: Inbox) {
+export async function companyKeyOverview(inbox: Inbox): Promise<CompanyKey> {
 	const keys = await inbox.companyKeys();
 	const pending = await pendingRotation(inbox.config.keysDir, { create: false });
 	return {
@@ -36,7 +37,7 @@ export async function companyKeyOverview(inbox: Inbox) {
 }
 
 /** Step 1: the pending pair (made now, or the one already waiting) and the statement to sign. */
-export async function startRotation(inbox: Inbox) {
+export async function startRotation(inbox: Inbox): Promise<PendingRotation> {
 	const companyId = await companyIdOf(inbox);
 	const rotation = (await pendingRotation(inbox.config.keysDir, { create: true })) as Rotation;
 	inbox.log.info('company key rotation pending', { toKeyVersion: rotation.toKeyVersion });
@@ -44,7 +45,7 @@ export async function startRotation(inbox: Inbox) {
 }
 
 /** Step 2: the signed statement makes the pending pair current. */
-export async function confirmRotation(inbox: Inbox, body: Record<string, unknown>) {
+export async function confirmRotation(inbox: Inbox, body: Record<string, unknown>): Promise<ConfirmedRotation> {
 	const unknown = Object.keys(body).filter((key) => key !== 'toKeyVersion' && key !== 'rotationSignature');
 	if (unknown.length) throw new ContractError('INVALID_REQUEST', `unknown fields: ${unknown.join(', ')}`, 400);
 	const companyId = await companyIdOf(inbox);

@@ -33,9 +33,7 @@ import { completeOperations, loadOrCreateOperations, type StoredOperation } from
 import type { CompanyKeys } from '../keys/files';
 import { errorText } from '../log';
 import { isTransientFailure, operationSettled } from '../upstream/client';
-import type { GrantJobView } from '../../inbox-api/admin';
-
-export type { GrantJobView };
+import type { GrantJobView } from '../../inbox-api/roster';
 
 export function grantJobView(job: GrantJob): GrantJobView {
 	return {

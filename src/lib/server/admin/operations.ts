@@ -8,6 +8,8 @@ import { v1, type DeliveryRecord } from '../../wire/v1';
 import { isoSeconds } from '../db/conversations';
 import { newIdempotencyKey } from '../db/operations';
 import type { Inbox } from '../inbox';
+import type { Trust } from '../../inbox-api/records';
+import type { Delivery, DeliveryPage, ReceivedEventPage, TrustOverview } from '../../inbox-api/operations';
 
 const DELIVERY_STATUSES: readonly DeliveryRecord['status'][] = ['pending', 'succeeded', 'failed'];
 
@@ -32,7 +34,7 @@ function choice<T extends string>(search: URLSearchParams, name: string, allowed
 	return value as T | undefined;
 }
 
-export async function listDeliveries(inbox: Inbox, search: URLSearchParams) {
+export async function listDeliveries(inbox: Inbox, search: URLSearchParams): Promise<DeliveryPage> {
 	const cursor = one(search, 'cursor');
 	const { value } = await inbox.upstream.call(
 		v1.listDeliveries({ status: choice(search, 'status', DELIVERY_STATUSES), limit: integer(search, 'limit', 1, 200, 50), cursor })
@@ -41,7 +43,7 @@ export async function listDeliveries(inbox: Inbox, search: URLSearchParams) {
 }
 
 /** The retry operation (contract 4): one immediate attempt by the service; the browser's key makes a retry of it safe. */
-export async function retryDelivery(inbox: Inbox, deliveryId: string, idempotencyKey: string | undefined) {
+export async function retryDelivery(inbox: Inbox, deliveryId: string, idempotencyKey: string | undefined): Promise<Delivery> {
 	const { value } = await inbox.upstream.call(v1.retryDelivery(deliveryId), { idempotencyKey: idempotencyKey ?? newIdempotencyKey() });
 	return value;
 }
@@ -63,7 +65,7 @@ interface EventRow {
 	processed_at: Date | null;
 }
 
-export async function listReceivedEvents(inbox: Inbox, search: URLSearchParams) {
+export async function listReceivedEvents(inbox: Inbox, search: URLSearchParams): Promise<ReceivedEventPage> {
 	const state = choice(search, 'state', EVENT_STATES);
 	const limit = integer(search, 'limit', 1, 200, 50);
 	const before = integer(search, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
@@ -86,23 +88,23 @@ export async function listReceivedEvents(inbox: Inbox, search: URLSearchParams) 
 			receivedAt: isoSeconds(row.received_at),
 			processedAt: row.processed_at ? isoSeconds(row.processed_at) : null
 		})),
-		/** Pass as `before` for the next (older) page. */
 		nextCursor: rows.length > limit ? String(page[page.length - 1].seq) : null
 	};
 }
 
-interface TrustRow {
+/** A conversation's trust as stored (the column's check allows the contract's three states only). */
+interface ConversationTrustRow {
 	conversation_id: string;
 	status: string;
-	trust: string | null;
+	trust: Trust | null;
 	key_version: number | null;
 	last_activity_at: Date;
 }
 
-export async function listTrust(inbox: Inbox, search: URLSearchParams) {
+export async function listTrust(inbox: Inbox, search: URLSearchParams): Promise<TrustOverview> {
 	const trust = choice(search, 'trust', ['verified', 'unverified', 'binding_invalid'] as const);
 	const limit = integer(search, 'limit', 1, 500, 200);
-	const rows = await inbox.db.query<TrustRow>(
+	const rows = await inbox.db.query<ConversationTrustRow>(
 		`select conversation_id, status, trust, key_version, last_activity_at from conversations
 		 where trust is not null and ($1::text is null or trust = $1) order by last_activity_at desc, conversation_id limit $2`,
 		[trust ?? null, limit]

@@ -14,17 +14,15 @@ import type { Inbox } from '../inbox';
 import { recordAudit } from '../audit/record';
 import { errorText } from '../log';
 import { companyIdOf } from './company';
-import { announceGrantProgress, grantJobView, type GrantJobView } from './grants';
-
-export interface RosterView {
-	rosterVersion: number;
-	issuedAt: string;
-	agents: { agentKeyId: string; publicKey: string; accountId: string | null; displayName: string | null }[];
-	signature: string;
-	uploadedAt: string;
-	/** The admin's accountId; null for a roster uploaded to the service by another tool. */
-	uploadedBy: string | null;
-}
+import { announceGrantProgress, grantJobView } from './grants';
+import type {
+	AcceptedRoster,
+	RosterEntry,
+	RosterOverview,
+	RosterView,
+	SignedRosterUpload,
+	UnverifiedServiceRoster
+} from '../../inbox-api/roster';
 
 const ROSTER_FIELDS = ['rosterVersion', 'issuedAt', 'agents', 'signature'];
 const AGENT_FIELDS = ['agentKeyId', 'publicKey'];
@@ -36,12 +34,7 @@ function refuseUnknownFields(value: Record<string, unknown>, allowed: readonly s
 }
 
 /** The body of `POST /api/admin/roster`, with exactly the roster's fields (contract 2.9, contract-gaps §7). */
-export function readRosterBody(body: Record<string, unknown>): {
-	rosterVersion: number;
-	issuedAt: string;
-	agents: RosterAgent[];
-	signature: string;
-} {
+export function readRosterBody(body: Record<string, unknown>): SignedRosterUpload {
 	refuseUnknownFields(body, ROSTER_FIELDS, 'the roster');
 	for (const field of ROSTER_FIELDS) if (body[field] === undefined) throw new ContractError('INVALID_REQUEST', `${field} is required`, 400);
 	if (!Array.isArray(body.agents)) throw new ContractError('INVALID_REQUEST', 'agents must be a list', 400);
@@ -75,12 +68,6 @@ export function rosterView(roster: StoredRoster, accounts: readonly Account[]): 
 		uploadedAt: isoSeconds(roster.uploadedAt),
 		uploadedBy: roster.uploadedBy
 	};
-}
-
-/** A roster the service serves that does not verify with `signing.pub`: never kept, shown to admins. */
-export interface UnverifiedServiceRoster {
-	rosterVersion: number;
-	reason: string;
 }
 
 /**
@@ -121,7 +108,7 @@ export async function latestAcceptedRoster(inbox: Inbox): Promise<StoredRoster |
 }
 
 /** Active agents with a key, not disabled, sorted by agentKeyId bytes: what the next roster would hold. */
-export function nextRosterAgents(accounts: readonly Account[]) {
+export function nextRosterAgents(accounts: readonly Account[]): RosterEntry[] {
 	return accounts
 		.filter((account) => account.agentKeyId && account.agentPublicKey && !account.disabledAt)
 		.map((account) => ({
@@ -133,7 +120,7 @@ export function nextRosterAgents(accounts: readonly Account[]) {
 		.sort((a, b) => (a.agentKeyId < b.agentKeyId ? -1 : a.agentKeyId > b.agentKeyId ? 1 : 0));
 }
 
-export async function rosterOverview(inbox: Inbox) {
+export async function rosterOverview(inbox: Inbox): Promise<RosterOverview> {
 	const { latest, unverified } = await readRosters(inbox).catch(async (error) => {
 		inbox.log.warn('the service roster could not be read; showing the stored ones', { reason: errorText(error) });
 		return { latest: await latestStoredRoster(inbox.db), unverified: null };
@@ -180,11 +167,7 @@ async function recordAcceptedRoster(inbox: Inbox, roster: StoredRoster, previous
  * Checks, uploads and keeps a roster signed in the admin's page, then starts the grant job for its new
  * agents and for the agents still in it that an unfinished earlier job had not served yet.
  */
-export async function acceptRoster(
-	inbox: Inbox,
-	admin: Account,
-	body: Record<string, unknown>
-): Promise<{ roster: RosterView; grantJob: GrantJobView | null }> {
+export async function acceptRoster(inbox: Inbox, admin: Account, body: Record<string, unknown>): Promise<AcceptedRoster> {
 	const input = readRosterBody(body);
 	const companyId = await companyIdOf(inbox);
 	const signed = { companyId, ...input };

@@ -7,11 +7,12 @@ import { inviteAgent, joinWithInvitation, listAgents, removeAgent, resetAgentKey
 import { json, readJsonObject } from '../http/responses';
 import { idParam, requireSession, route } from './event';
 import { startSession } from './session';
-import { accountJson } from './views';
+import { sessionJson } from './views';
+import type { AdminAgentList, SigningPublicKey } from '../../inbox-api/agents';
 
 export const getAgents = route(async (event, inbox) => {
 	requireSession(event, 'admin');
-	return json({ data: await listAgents(inbox) });
+	return json({ data: await listAgents(inbox) } satisfies AdminAgentList);
 });
 
 export const postAgentInvitation = route(async (event, inbox) => {
@@ -54,11 +55,11 @@ export const getSigningKey = route(async (event, inbox) => {
 		publicKey: b64uEncode(signingPublicKey),
 		fingerprint: fingerprintB64u(signingPublicKey),
 		fingerprintHex: fingerprintDisplay(signingPublicKey)
-	});
+	} satisfies SigningPublicKey);
 });
 
 export const postJoin = route(async (event, inbox) => {
 	const account = await joinWithInvitation(inbox, await readJsonObject(event.request, 8 * 1024));
 	const expiresAt = await startSession(event, inbox, account.accountId);
-	return json({ account: accountJson(account), expiresAt: expiresAt.toISOString() }, 201);
+	return json(sessionJson(account, expiresAt), 201);
 });

@@ -7,6 +7,7 @@ import { ContractError } from '../../crypto/errors';
 import { listAuditEntries } from '../db/audit';
 import { json } from '../http/responses';
 import { requireSession, route } from './event';
+import type { AuditPage } from '../../inbox-api/audit';
 
 const PARAMETERS = new Set(['action', 'actor', 'before', 'after', 'limit']);
 
@@ -46,5 +47,5 @@ export const getAudit = route(async (event, inbox) => {
 		after,
 		limit
 	});
-	return json({ data, hasMore: data.length === limit });
+	return json({ data, hasMore: data.length === limit } satisfies AuditPage);
 });

@@ -4,13 +4,13 @@
  * jobs it starts, their progress, and resuming a failed one.
  */
 import { ContractError } from '../../crypto/errors';
-import { grantJobView } from '../admin/grants';
+import { announceGrantProgress, grantJobView } from '../admin/grants';
 import { acceptRoster, rosterOverview } from '../admin/roster';
 import { getGrantJob, listGrantJobs, reopenGrantJob } from '../db/grant-jobs';
 import { latestStoredRoster } from '../db/rosters';
-import { announceGrantProgress } from '../admin/grants';
 import { json, readJsonObject } from '../http/responses';
 import { idParam, requireSession, route } from './event';
+import type { GrantJobList } from '../../inbox-api/roster';
 
 /** A roster of 1,000 agents is about 100 KB of JSON. */
 const ROSTER_BODY_LIMIT = 1024 * 1024;
@@ -27,7 +27,7 @@ export const postRoster = route(async (event, inbox) => {
 
 export const getGrantJobs = route(async (event, inbox) => {
 	requireSession(event, 'admin');
-	return json({ data: (await listGrantJobs(inbox.db)).map(grantJobView) });
+	return json({ data: (await listGrantJobs(inbox.db)).map(grantJobView) } satisfies GrantJobList);
 });
 
 export const getOneGrantJob = route(async (event, inbox) => {

@@ -10,7 +10,7 @@ import { json, readJsonObject } from '../http/responses';
 import { createSession, deleteSession, hashToken, SESSION_COOKIE, SESSION_MAX_MS } from '../auth/sessions';
 import type { Inbox } from '../inbox';
 import { requireSession, route, type ApiEvent } from './event';
-import { accountJson } from './views';
+import { sessionJson } from './views';
 
 function cookieOptions(origin: string) {
 	return { path: '/', httpOnly: true, sameSite: 'strict' as const, secure: !originIsLocalHttp(origin) };
@@ -59,7 +59,7 @@ export const login = route(async (event: ApiEvent, inbox) => {
 	const expiresAt = await startSession(event, inbox, found.account.accountId);
 	await recordAudit(inbox.db, { actor: found.account, action: 'session.login', details: { address } }, new Date(inbox.now()));
 	inbox.log.info('login', { account: found.account.accountId });
-	return json({ account: accountJson(found.account), expiresAt: expiresAt.toISOString() });
+	return json(sessionJson(found.account, expiresAt));
 });
 
 /** A new session for the account and its cookie (login, and joining through an invitation). */
@@ -71,7 +71,7 @@ export async function startSession(event: ApiEvent, inbox: Inbox, accountId: str
 
 export const currentSession = route(async (event: ApiEvent) => {
 	const session = requireSession(event);
-	return json({ account: accountJson(session.account), expiresAt: session.expiresAt.toISOString() });
+	return json(sessionJson(session.account, session.expiresAt));
 });
 
 export const logout = route(async (event: ApiEvent, inbox) => {

@@ -1,8 +1,8 @@
 /**
- * The JSON the browser receives for an account (docs/inbox-api.md §2): what the UI shows and what the
- * worker needs, never the password hash.
+ * The JSON the browser receives for an account and its session (docs/inbox-api.md §2): what the UI shows
+ * and what the worker needs, never the password hash.
  */
-import type { AccountView } from '../../inbox-api/records';
+import type { AccountView, SessionInfo } from '../../inbox-api/records';
 import type { Account } from '../db/accounts';
 
 export function accountJson(account: Account): AccountView {
@@ -14,4 +14,9 @@ export function accountJson(account: Account): AccountView {
 		agentKeyId: account.agentKeyId,
 		agentPublicKey: account.agentPublicKey
 	};
+}
+
+/** The answer of a login, a session check or a join (docs/inbox-api.md §2, §12). */
+export function sessionJson(account: Account, expiresAt: Date): SessionInfo {
+	return { account: accountJson(account), expiresAt: expiresAt.toISOString() };
 }

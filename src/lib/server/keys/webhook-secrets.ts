@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { WebhookSecretRotation } from '../../inbox-api/keys';
 import type { Logger } from '../log';
 
 export const WEBHOOK_SECRET_FILE = 'webhook-secret.json';
@@ -19,11 +20,6 @@ interface SecretFile {
 	rotatedAt: string;
 	/** SHA-256 of the environment's secret when the file was written: a different one set later wins. */
 	environmentSecretHash: string;
-}
-
-export interface RotationResult {
-	rotatedAt: string;
-	previousValidUntil: string;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -134,7 +130,7 @@ export class WebhookSecrets {
 	 * secret and the previous one are written before anyone else learns of it, and webhooks arriving
 	 * meanwhile wait for it in `refresh`.
 	 */
-	async rotate(obtain: () => Promise<{ webhookSecret: string; previousValidUntil: string }>): Promise<RotationResult> {
+	async rotate(obtain: () => Promise<{ webhookSecret: string; previousValidUntil: string }>): Promise<WebhookSecretRotation> {
 		const running = (async () => {
 			const { webhookSecret, previousValidUntil } = await obtain();
 			const rotatedAt = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
