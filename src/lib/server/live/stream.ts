@@ -32,63 +32,111 @@ function frame(event: string, data: unknown, id?: number): string {
 
 /** The text/event-stream response of one session. */
 export function openLiveStream(options: StreamOptions): Response {
-	const encoder = new TextEncoder();
-	let account = options.account;
-	let lastSent = 0;
-	let closed = false;
-	let unsubscribe = () => {};
-	let keepAlive: ReturnType<typeof setInterval> | undefined;
-	let controller!: ReadableStreamDefaultController<Uint8Array>;
+	return new LiveStream(options).response();
+}
 
-	const send = (text: string) => {
-		if (closed) return;
-		try {
-			controller.enqueue(encoder.encode(text));
-		} catch {
-			close();
+/**
+ * One connected session: what it was last sent, whether it is still open, and the account as it was
+ * when the session was last checked (its role and key decide what each event shows).
+ */
+class LiveStream {
+	readonly #options: StreamOptions;
+	readonly #encoder = new TextEncoder();
+	readonly #sender = coalesce(() => this.#sendNew());
+	#account: Account;
+	#lastSent = 0;
+	#closed = false;
+	#unsubscribe = () => {};
+	#keepAlive: ReturnType<typeof setInterval> | undefined;
+	#controller!: ReadableStreamDefaultController<Uint8Array>;
+
+	constructor(options: StreamOptions) {
+		this.#options = options;
+		this.#account = options.account;
+	}
+
+	response(): Response {
+		const stream = new ReadableStream<Uint8Array>({
+			start: (controller) => this.#start(controller),
+			cancel: () => this.#stop()
+		});
+		return new Response(stream, {
+			headers: {
+				'content-type': 'text/event-stream; charset=utf-8',
+				'cache-control': 'no-store',
+				'x-accel-buffering': 'no'
+			}
+		});
+	}
+
+	/** Replays from `Last-Event-ID` (or says to resync), subscribes, then says `ready`. */
+	async #start(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+		const { db, hub, lastEventId } = this.#options;
+		this.#controller = controller;
+		const bounds = await liveEventBounds(db).catch(() => ({ oldest: 0, newest: hub.newestId }));
+		const newest = Math.max(bounds.newest, hub.newestId);
+		const requested = lastEventId !== null && /^[0-9]{1,15}$/.test(lastEventId) ? Number(lastEventId) : null;
+		this.#send('retry: 3000\n\n');
+		if (requested === null) {
+			this.#lastSent = newest;
+		} else if (requested > newest || (bounds.oldest > 0 && requested < bounds.oldest - 1)) {
+			this.#lastSent = newest;
+			this.#send(
+				frame('resync', { reason: requested > newest ? 'unknown event id' : 'the events after that id are no longer kept' }, newest)
+			);
+		} else {
+			this.#lastSent = requested;
 		}
-	};
-	const close = () => {
-		if (closed) return;
-		closed = true;
-		unsubscribe();
-		if (keepAlive) clearInterval(keepAlive);
+		this.#unsubscribe = hub.subscribe({
+			sessionTokenHash: this.#options.sessionTokenHash,
+			wake: () => this.#pump(),
+			end: (reason) => (reason === 'session' ? this.#endSession() : this.#close())
+		});
+		this.#pump();
+		await this.#sender.idle();
+		this.#send(frame('ready', { lastEventId: this.#lastSent }, this.#lastSent));
+		this.#keepAlive = setInterval(() => {
+			this.#send(': keep-alive\n\n');
+			void this.#checkSession();
+		}, KEEP_ALIVE_MS);
+		this.#keepAlive.unref?.();
+	}
+
+	#send(text: string): void {
+		if (this.#closed) return;
 		try {
-			controller.close();
+			this.#controller.enqueue(this.#encoder.encode(text));
+		} catch {
+			this.#close();
+		}
+	}
+
+	/** Stops sending; the client's own cancel comes here too, where the stream is already closed. */
+	#stop(): void {
+		this.#closed = true;
+		this.#unsubscribe();
+		if (this.#keepAlive) clearInterval(this.#keepAlive);
+	}
+
+	#close(): void {
+		if (this.#closed) return;
+		this.#stop();
+		try {
+			this.#controller.close();
 		} catch {
 			// already closed by the client
 		}
-	};
+	}
 
-	/** What the account is told about one event; conversation events carry its own view. */
-	const render = async (event: LiveEvent): Promise<string | null> => {
-		if (event.type === 'conversation.started' || event.type === 'conversation.changed') {
-			const conversation = await getConversationView(options.db, account, String(event.payload.conversationId));
-			return conversation ? frame(event.type, { conversation }, event.id) : null;
-		}
-		if (event.type === 'grant.progress') return renderGrant(event);
-		return frame(event.type, event.payload, event.id);
-	};
+	#pump(): void {
+		if (!this.#closed) this.#sender.trigger();
+	}
 
-	/**
-	 * Grant progress (docs/inbox-api.md §12) is for admins; an agent whose key a finished job served is
-	 * told to reload its lists, where the earlier conversations now carry its wraps.
-	 */
-	const renderGrant = (event: LiveEvent): string | null => {
-		const job = event.payload as { state?: string; agentKeyIds?: string[] };
-		const served = job.state !== 'running' && account.agentKeyId !== null && (job.agentKeyIds ?? []).includes(account.agentKeyId);
-		const frames = [
-			account.role === 'admin' ? frame(event.type, event.payload, event.id) : '',
-			served ? frame('resync', { reason: 'conversation keys were granted to you' }, event.id) : ''
-		].join('');
-		return frames || null;
-	};
-
-	const sendNew = async () => {
+	async #sendNew(): Promise<void> {
 		try {
 			for (;;) {
-				const events = await options.hub.eventsAfter(lastSent, BATCH);
-				if (events.length === 0 || closed) break;
+				const events = await this.#options.hub.eventsAfter(this.#lastSent, BATCH);
+				if (events.length === 0 || this.#closed) break;
 				for (const [index, event] of events.entries()) {
 					// A later change of the same conversation in this batch says the same, newer.
 					const superseded =
@@ -96,79 +144,56 @@ export function openLiveStream(options: StreamOptions): Response {
 						events
 							.slice(index + 1)
 							.some((later) => later.conversationId === event.conversationId && later.type.startsWith('conversation.'));
-					const text = superseded ? null : await render(event);
-					if (text) send(text);
-					lastSent = event.id;
+					const text = superseded ? null : await this.#render(event);
+					if (text) this.#send(text);
+					this.#lastSent = event.id;
 				}
 			}
 		} catch (error) {
-			options.log.warn('live stream could not send', { account: account.accountId, reason: errorText(error) });
+			this.#options.log.warn('live stream could not send', { account: this.#account.accountId, reason: errorText(error) });
 		}
-	};
-	const sender = coalesce(sendNew);
-	const pump = () => {
-		if (!closed) sender.trigger();
-	};
+	}
 
-	const endSession = () => {
-		send(frame('session.ended', { reason: 'the session ended; log in again' }));
-		close();
-	};
+	/** What the account is told about one event; conversation events carry its own view. */
+	async #render(event: LiveEvent): Promise<string | null> {
+		if (event.type === 'conversation.started' || event.type === 'conversation.changed') {
+			const conversation = await getConversationView(this.#options.db, this.#account, String(event.payload.conversationId));
+			return conversation ? frame(event.type, { conversation }, event.id) : null;
+		}
+		if (event.type === 'grant.progress') return this.#renderGrant(event);
+		return frame(event.type, event.payload, event.id);
+	}
 
-	const checkSession = async () => {
+	/**
+	 * Grant progress (docs/inbox-api.md §12) is for admins; an agent whose key a finished job served is
+	 * told to reload its lists, where the earlier conversations now carry its wraps.
+	 */
+	#renderGrant(event: LiveEvent): string | null {
+		const account = this.#account;
+		const job = event.payload as { state?: string; agentKeyIds?: string[] };
+		const served = job.state !== 'running' && account.agentKeyId !== null && (job.agentKeyIds ?? []).includes(account.agentKeyId);
+		const frames = [
+			account.role === 'admin' ? frame(event.type, event.payload, event.id) : '',
+			served ? frame('resync', { reason: 'conversation keys were granted to you' }, event.id) : ''
+		].join('');
+		return frames || null;
+	}
+
+	#endSession(): void {
+		this.#send(frame('session.ended', { reason: 'the session ended; log in again' }));
+		this.#close();
+	}
+
+	async #checkSession(): Promise<void> {
 		try {
-			const session = await resolveSessionByHash(options.db, options.sessionTokenHash, new Date(options.now()));
+			const session = await resolveSessionByHash(this.#options.db, this.#options.sessionTokenHash, new Date(this.#options.now()));
 			if (!session) {
-				endSession();
+				this.#endSession();
 				return;
 			}
-			account = session.account;
+			this.#account = session.account;
 		} catch {
 			// the database hiccups: keep the stream, check again next time
 		}
-	};
-
-	const stream = new ReadableStream<Uint8Array>({
-		async start(streamController) {
-			controller = streamController;
-			const bounds = await liveEventBounds(options.db).catch(() => ({ oldest: 0, newest: options.hub.newestId }));
-			const newest = Math.max(bounds.newest, options.hub.newestId);
-			const requested = options.lastEventId !== null && /^[0-9]{1,15}$/.test(options.lastEventId) ? Number(options.lastEventId) : null;
-			send('retry: 3000\n\n');
-			if (requested === null) {
-				lastSent = newest;
-			} else if (requested > newest || (bounds.oldest > 0 && requested < bounds.oldest - 1)) {
-				lastSent = newest;
-				send(frame('resync', { reason: requested > newest ? 'unknown event id' : 'the events after that id are no longer kept' }, newest));
-			} else {
-				lastSent = requested;
-			}
-			unsubscribe = options.hub.subscribe({
-				sessionTokenHash: options.sessionTokenHash,
-				wake: pump,
-				end: (reason) => (reason === 'session' ? endSession() : close())
-			});
-			pump();
-			await sender.idle();
-			send(frame('ready', { lastEventId: lastSent }, lastSent));
-			keepAlive = setInterval(() => {
-				send(': keep-alive\n\n');
-				void checkSession();
-			}, KEEP_ALIVE_MS);
-			keepAlive.unref?.();
-		},
-		cancel() {
-			closed = true;
-			unsubscribe();
-			if (keepAlive) clearInterval(keepAlive);
-		}
-	});
-
-	return new Response(stream, {
-		headers: {
-			'content-type': 'text/event-stream; charset=utf-8',
-			'cache-control': 'no-store',
-			'x-accel-buffering': 'no'
-		}
-	});
+	}
 }
