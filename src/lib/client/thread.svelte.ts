@@ -170,10 +170,16 @@ export class ThreadStore {
 		}
 	}
 
-	/** A message from `/api/events`; a gap in `seq` means something was missed, so fetch what is newer. */
+	/**
+	 * A message from `/api/events`; a gap in `seq` means something was missed, so fetch what is newer.
+	 * One older than the loaded pages (the server processed it late) comes with `loadOlder` instead:
+	 * added now, it would open a hole in the history between it and the oldest page.
+	 */
 	async receive(message: StoredMessage): Promise<void> {
 		if (this.keyState !== 'open') return;
 		if (this.messages.some((m) => m.messageId === message.messageId && !m.problem)) return;
+		const oldest = this.oldestStored();
+		if (this.hasOlder && oldest?.seq && message.seq < oldest.seq) return;
 		const newest = this.newestStored();
 		if (newest?.seq && message.seq > newest.seq + 1) return this.catchUp();
 		this.add(await this.decrypt([message]));
