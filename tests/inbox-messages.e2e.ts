@@ -6,7 +6,7 @@
  */
 import type { Route } from '@playwright/test';
 import { InboxClient } from '../src/cli/demo/inbox-client';
-import { expect, messages, openConversation, readyAgent, screenshot, test, unlock } from './support/inbox-e2e';
+import { expect, messages, openConversation, readyAgent, screenshot, storedByInbox, test, unlock } from './support/inbox-e2e';
 
 test('a customer message arrives live and decrypts; the reply is read back in clear by the customer', async ({ page, inbox }) => {
 	const agent = await readyAgent(page, inbox, 'live');
@@ -71,6 +71,8 @@ test('a tampered message shows DECRYPT_FAILED in place, and the others still rea
 	await customer.say('first, untouched');
 	const target = await customer.say('second, to be altered on the way');
 	await customer.say('third, untouched');
+	// the live copy of the second message must not reach the page before the tampered history does
+	await storedByInbox(inbox, agent, invitation.conversationId, 3);
 
 	// the history arrives with one byte of the second message's ciphertext flipped
 	await page.route('**/api/v1/conversations/*/messages*', async (route) => {
@@ -154,6 +156,7 @@ test('history pages back with before and catches up with after once a lost conne
 	const invitation = await inbox.invite(agent);
 	const customer = await inbox.customer(invitation);
 	for (let n = 1; n <= 55; n++) await customer.say(`message ${n}`);
+	await storedByInbox(inbox, agent, invitation.conversationId, 55);
 	const history: string[] = [];
 	page.on('request', (request) => {
 		if (request.url().includes('/api/v1/conversations/') && request.url().includes('/messages?'))

@@ -231,6 +231,17 @@ export async function readyAgent(page: Page, inbox: InboxStack, label = 'agent')
 	return agent;
 }
 
+/**
+ * Waits until the inbox has processed the customer's webhooks up to `count` stored messages, so a
+ * test about history is not raced by live events of messages the inbox processes meanwhile.
+ */
+export async function storedByInbox(inbox: InboxStack, agent: Agent, conversationId: string, count: number): Promise<void> {
+	const api = await InboxClient.signIn(inbox.url, agent.username, agent.password);
+	await expect
+		.poll(async () => (await api.call<{ data: unknown[] }>('GET', `/api/conversations/${conversationId}/messages?limit=200`)).data.length)
+		.toBe(count);
+}
+
 /** Opens a conversation from the list (it must be there, live). */
 export async function openConversation(page: Page, conversationId: string): Promise<void> {
 	await page.locator(`[data-conversation-id="${conversationId}"]`).first().click();
