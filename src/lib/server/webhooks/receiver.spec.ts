@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
 import { serveHandler, type ServedHandler } from '$test-support/serve-handler';
-import { postWebhook, webhookHeaders, webhookVectors } from '$test-support/webhooks';
+import { postWebhook, webhookHeaders, webhookSignature, webhookVectors } from '$test-support/webhooks';
 import { initCrypto } from '../../crypto/index';
 import type { Database } from '../db/database';
 import type { Logger } from '../log';
@@ -102,6 +102,62 @@ describe.each(BACKENDS)('webhook receiver on %s, over HTTP (contract 5.2)', (bac
 		expect((await postWebhook(served.url, vectorSecret, huge, { t })).status).toBe(413);
 		expect((await storedEvents(db)).map((stored) => stored.event_id)).toContain('evt_fromheader');
 		expect((await storedEvents(db)).map((stored) => stored.event_id)).not.toContain('evt_huge');
+	});
+
+	it('stores the delivery id, attempt and type as sent within their limits, and logs a refusal with its ids but never the body', async () => {
+		clock = Date.now();
+		const t = Math.floor(clock / 1000);
+		const lines: { message: string; fields: Record<string, unknown> }[] = [];
+		const recording: Logger = { info() {}, warn: (message, fields = {}) => lines.push({ message, fields }), error() {} };
+		const receiver = new WebhookReceiver({ db, secrets: () => [vectorSecret], now: () => clock, log: recording });
+		const server = await serveHandler((request) => receiver.handle(request));
+		try {
+			const send = (body: string, headers: Record<string, string>, secret = vectorSecret) =>
+				fetch(server.url, { method: 'POST', headers: { ...webhookHeaders(webhookSignature(secret, body, t)), ...headers }, body });
+			const longType = 'x'.repeat(300);
+			const longId = `dlv_${'d'.repeat(200)}`;
+			const body = JSON.stringify({ id: 'evt_recorded', type: longType, data: {} });
+			expect((await send(body, { 'x-service-delivery-id': longId, 'x-service-attempt': '7' })).status).toBe(200);
+			for (const [id, attempt] of [
+				['evt_attempt_word', 'seven'],
+				['evt_attempt_sign', '+7'],
+				['evt_attempt_long', '1234567890']
+			]) {
+				expect((await send(JSON.stringify({ id, type: 't', data: {} }), { 'x-service-attempt': attempt })).status).toBe(200);
+			}
+			const rows = await db.query<{ event_id: string; event_type: string; delivery_id: string; attempt: number | null }>(
+				`select event_id, event_type, delivery_id, attempt from webhook_events where event_id in ('evt_recorded', 'evt_attempt_word', 'evt_attempt_sign', 'evt_attempt_long') order by event_id`
+			);
+			expect(rows).toEqual([
+				{ event_id: 'evt_attempt_long', event_type: 't', delivery_id: 'dlv_test1', attempt: null },
+				{ event_id: 'evt_attempt_sign', event_type: 't', delivery_id: 'dlv_test1', attempt: null },
+				{ event_id: 'evt_attempt_word', event_type: 't', delivery_id: 'dlv_test1', attempt: null },
+				{ event_id: 'evt_recorded', event_type: 'x'.repeat(200), delivery_id: longId.slice(0, 128), attempt: 7 }
+			]);
+
+			const secretBody = JSON.stringify({ id: 'evt_forged', type: 't', data: { text: 'do not log me' } });
+			const forged = await send(
+				secretBody,
+				{ 'x-service-delivery-id': longId, 'x-service-event-id': `evt_${'e'.repeat(200)}` },
+				`whsec_${'F'.repeat(43)}`
+			);
+			expect(forged.status).toBe(401);
+			expect(lines.at(-1)).toEqual({
+				message: 'webhook signature rejected',
+				fields: {
+					code: 'SIGNATURE_INVALID',
+					reason: 'the webhook signature does not match',
+					delivery: longId.slice(0, 128),
+					event: `evt_${'e'.repeat(124)}`
+				}
+			});
+			const notJson = await send('{"id":', { 'x-service-delivery-id': 'dlv_broken' });
+			expect(notJson.status).toBe(400);
+			expect(lines.at(-1)).toMatchObject({ message: 'webhook body refused', fields: { delivery: 'dlv_broken', event: null } });
+			expect(JSON.stringify(lines)).not.toContain('do not log me');
+		} finally {
+			await server.close();
+		}
 	});
 
 	it('a webhook signed with a secret being rotated waits for the rotation to be saved instead of being refused', async () => {
