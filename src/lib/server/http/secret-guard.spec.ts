@@ -1,6 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signingSecretSpellings } from '$test-support/admin-api';
-import { b64uEncode, generateEd25519KeyPair, generateX25519KeyPair, initCrypto, type Ed25519KeyPair } from '../../crypto/index';
+import {
+	b64uEncode,
+	ed25519KeyPairFromSeed,
+	generateEd25519KeyPair,
+	generateX25519KeyPair,
+	initCrypto,
+	type Ed25519KeyPair
+} from '../../crypto/index';
 import { holdsSigningSecret, MAX_SEEDS_CHECKED, refuseSigningSecret, refuseSigningSecretInRequestLine } from './secret-guard';
 
 let signing: Ed25519KeyPair;
@@ -72,13 +79,68 @@ describe('the signing secret never passes (contract 2.1; docs/inbox-api.md §12)
 		expect(await fine.json()).toEqual({ displayName: 'Ada' });
 	});
 
-	it('refuses a body that would make it derive more keys than a full roster needs', async () => {
-		const seeds = Array.from({ length: MAX_SEEDS_CHECKED + 1 }, (_, i) =>
-			b64uEncode(new Uint8Array(32).fill(i % 256, 0, 1).fill(i >> 8, 1, 2))
+	it('finds a PEM block or a wrapped key in plain text, its line breaks written as escapes or CRLF', async () => {
+		const [, , base64] = signingSecretSpellings(signing.secretKey);
+		const pem = signingSecretSpellings(signing.secretKey).at(-1)!;
+		const wrapped = base64.replace(/(.{64})/g, '$1\n');
+		for (const text of [
+			`note: ${wrapped.replaceAll('\n', '\\n')}`,
+			`note: ${wrapped.replaceAll('\n', '\r\n')}`,
+			`note: ${pem.replaceAll('\n', '\\n')}`,
+			`note: ${pem.replaceAll('\n', '\r\n')}`,
+			`note: ${base64.replace(/(.{4})/g, '$1 ')}`
+		]) {
+			await expect(refuseSigningSecret(request(text), signing.publicKey), text).rejects.toMatchObject({ code: 'SECRET_REFUSED' });
+		}
+		// a query written with a space for a plus, and without any percent-encoding
+		const plus = 'q=' + b64uEncode(signing.secretKey.subarray(0, 32));
+		expect(() => refuseSigningSecretInRequestLine(new URL(`http://inbox.test/api/x?${plus}+x`), new Headers(), signing.publicKey)).toThrow(
+			expect.objectContaining({ code: 'SECRET_REFUSED' })
 		);
-		await expect(refuseSigningSecret(request(JSON.stringify({ seeds })), signing.publicKey)).rejects.toMatchObject({
-			code: 'INVALID_REQUEST'
-		});
+	});
+
+	it('says why it refused', async () => {
+		await expect(refuseSigningSecret(request(JSON.stringify({ key: b64uEncode(signing.secretKey) })), signing.publicKey)).rejects.toThrow(
+			'this request carries the company signing key (signing.key); it stays in your browser and is never sent to the server'
+		);
+		await expect(
+			refuseSigningSecret(new Request('http://inbox.test/api/x', { method: 'POST' }), signing.publicKey)
+		).resolves.toBeUndefined();
+		await expect(refuseSigningSecret(request(''), signing.publicKey)).resolves.toBeUndefined();
+	});
+
+	it('treats only arrays of 32 or 64 integers from 0 to 255 as bytes', () => {
+		const seed = Array.from(signing.secretKey.subarray(0, 32));
+		// the same numbers as bytes would wrap to the seed; as numbers they are no key
+		for (const [at, value] of [
+			[0, seed[0] + 256],
+			[31, seed[31] - 256],
+			[5, seed[5] + 0.5]
+		] as const) {
+			const altered = seed.slice();
+			altered[at] = value;
+			expect(holdsSigningSecret({ key: altered }, signing.publicKey), `${at}: ${value}`).toBe(false);
+		}
+		expect(holdsSigningSecret({ key: [...seed, 0] }, signing.publicKey)).toBe(false);
+		expect(holdsSigningSecret({ key: seed.slice(0, 31) }, signing.publicKey)).toBe(false);
+		const zeroSeedKey = ed25519KeyPairFromSeed(new Uint8Array(32));
+		expect(holdsSigningSecret({ key: Array(32).fill(0) }, zeroSeedKey.publicKey)).toBe(true);
+		const topSeedKey = ed25519KeyPairFromSeed(new Uint8Array(32).fill(255));
+		expect(holdsSigningSecret({ key: Array(32).fill(255) }, topSeedKey.publicKey)).toBe(true);
+		expect(holdsSigningSecret({ nested: { deeper: [1, 'two', { key: seed }] } }, signing.publicKey)).toBe(true);
+		expect(holdsSigningSecret({ first: 'harmless', second: seed }, signing.publicKey)).toBe(true);
+	});
+
+	it('derives at most as many keys as a full roster needs, and exactly that many still pass', async () => {
+		const seeds = (count: number) =>
+			Array.from({ length: count }, (_, i) => b64uEncode(new Uint8Array(32).fill(i % 256, 0, 1).fill(i >> 8, 1, 2)));
+		await refuseSigningSecret(request(JSON.stringify({ seeds: seeds(MAX_SEEDS_CHECKED) })), signing.publicKey);
+		await expect(refuseSigningSecret(request(JSON.stringify({ seeds: seeds(MAX_SEEDS_CHECKED + 1) })), signing.publicKey)).rejects.toThrow(
+			`the body holds more than ${MAX_SEEDS_CHECKED} key-like values`
+		);
+	});
+
+	it('lets a full roster of public keys through', async () => {
 		const roster = { agents: Array.from({ length: 1000 }, () => ({ publicKey: b64uEncode(generateX25519KeyPair().publicKey) })) };
 		await refuseSigningSecret(request(JSON.stringify(roster)), signing.publicKey);
 	});
