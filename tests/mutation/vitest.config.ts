@@ -1,6 +1,6 @@
 /**
  * The Vitest configuration of the mutation run (docs/mutation-testing.md): only the in-process specs of
- * the mutated modules. The integration specs drive the production build in another process, where a
+ * the mutated modules, the public conformance vectors among them (their runner is not mutated). The integration specs drive the production build in another process, where a
  * mutant is never active, so they would only cost time.
  */
 import { sveltekit } from '@sveltejs/kit/vite';
@@ -14,7 +14,6 @@ export default defineConfig({
 			'src/lib/keystore/**/*.spec.ts',
 			'src/lib/server/{auth,http,proxy,webhooks,conversations,admin,keys}/**/*.spec.ts'
 		],
-		exclude: ['src/lib/crypto/vectors/**'],
 		environment: 'node',
 		env: { INBOX_TEST_BACKENDS: 'PGlite' },
 		// Each mutant reruns its covering tests: keeping the modules loaded (libsodium's and PGlite's WASM
