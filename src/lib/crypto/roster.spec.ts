@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { b64uEncode } from './encoding';
 import { generateEd25519KeyPair, generateX25519KeyPair } from './keys';
@@ -29,6 +30,41 @@ describe('agent roster (contract 2.9, 6.7)', () => {
 			])
 		);
 		expect(statement.endsWith(`|agk_BBBBBBBB:${other},agk_bbbbbbbb:${key}`)).toBe(true);
+	});
+
+	it('lists any agents in byte order of their ids, whatever order they came in', () => {
+		fc.assert(
+			fc.property(fc.uniqueArray(fc.stringMatching(/^[A-Za-z0-9_-]{8}$/), { minLength: 2, maxLength: 12 }), (suffixes) => {
+				const agents = suffixes.map((suffix) => ({
+					agentKeyId: `agk_${suffix}`,
+					publicKey: b64uEncode(generateX25519KeyPair().publicKey)
+				}));
+				const listed = rosterStatement(roster(agents))
+					.split('|')
+					.at(-1)!
+					.split(',')
+					.map((entry) => entry.split(':')[0]);
+				expect(listed).toEqual(agents.map((a) => a.agentKeyId).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+			})
+		);
+	});
+
+	it('refuses a repeated id or key and an agents field that is no list, naming what is wrong', () => {
+		const one = agent(1);
+		expect(() => rosterStatement(roster([one, { ...agent(2), agentKeyId: one.agentKeyId }]))).toThrow(
+			`agentKeyId ${one.agentKeyId} appears twice`
+		);
+		const twin = { ...agent(2), publicKey: one.publicKey };
+		expect(() => rosterStatement(roster([one, twin]))).toThrow(`the public key of ${twin.agentKeyId} appears twice`);
+		expect(() => rosterStatement({ ...roster(), agents: 'agk_x' as never })).toThrow('agents must be a list');
+		expect(codeOfCall(() => rosterStatement({ ...roster(), agents: [null] as never }))).toBe('INVALID_INPUT');
+		expect(() => rosterStatement({ ...roster(), agents: [{ agentKeyId: one.agentKeyId, publicKey: 'AAAA' }] })).toThrow(
+			`publicKey of ${one.agentKeyId} must be 32 bytes, got 3`
+		);
+		expect(() => rosterStatement({ ...roster(), companyId: 'bad id' })).toThrow(/^companyId /);
+		expect(() => rosterStatement({ ...roster(), rosterVersion: 0 })).toThrow(/^rosterVersion /);
+		const thousandAndOne = Array.from({ length: 1001 }, (_, i) => agent(i));
+		expect(() => rosterStatement(roster(thousandAndOne))).toThrow('a roster holds at most 1000 agents');
 	});
 
 	it('allows 1000 agents and refuses 1001', () => {
