@@ -69,4 +69,22 @@ describe('the passphrase layer (Argon2id + XChaCha20-Poly1305)', () => {
 		expect(codeOfCall(() => requireNewPassphrase('x'.repeat(1025)))).toBe('INVALID_INPUT');
 		expect(codeOfCall(() => requireNewPassphrase(12345678))).toBe('INVALID_INPUT');
 	});
+
+	it('names what is wrong in every refusal', () => {
+		expect(requireNewPassphrase('x'.repeat(1024))).toHaveLength(1024);
+		expect(() => requireNewPassphrase('x'.repeat(1025))).toThrow('passphrase must be at most 1024 characters');
+		expect(() => requireNewPassphrase('seven77')).toThrow('passphrase must be at least 8 characters, got 7');
+		expect(() => requireNewPassphrase(12345678)).toThrow('passphrase must be a string');
+		expect(() => openWithPassphrase(sealed, 12345678 as never, context)).toThrow('passphrase must be a string');
+		expect(() => openWithPassphrase(sealed, 'a\ud800b', context)).toThrow('passphrase contains a lone surrogate');
+		expect(() => validatePassphraseKdf(undefined)).toThrow('kdf algorithm must be argon2id13');
+		expect(() => validatePassphraseKdf({ ...sealed.kdf, opslimit: 2.5 })).toThrow(/^kdf opslimit must be an integer from \d+ to \d+$/);
+		expect(() => validatePassphraseKdf({ ...sealed.kdf, memlimit: 1 })).toThrow(/^kdf memlimit must be an integer from \d+ to \d+$/);
+		expect(() => validatePassphraseKdf({ ...sealed.kdf, salt: 'AAAA' })).toThrow('kdf salt must be 16 bytes, got 3');
+		expect(() => openWithPassphrase({ ...sealed, nonce: 'AAAA' }, 'Caf\u00e9 au lait, please', context)).toThrow(
+			'nonce must be 24 bytes, got 3'
+		);
+		expect(() => openWithPassphrase({ ...sealed, box: '!' }, 'Caf\u00e9 au lait, please', context)).toThrow(/^box is not base64url/);
+		expect(() => openWithPassphrase(sealed, 'wrong passphrase', context)).toThrow('the passphrase does not open this key');
+	});
 });
