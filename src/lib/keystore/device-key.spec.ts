@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ContractError } from '../crypto/errors';
 import { generateDeviceKey, openForDevice, sealForDevice } from './device-key';
 
@@ -28,5 +28,32 @@ describe('the device layer (non-extractable AES-256-GCM)', () => {
 		await expectCode(openForDevice(key, sealed, 'inbox-keystore|v1|device|signing|pk|salt'));
 		const flipped = { ...sealed, ciphertext: (sealed.ciphertext[0] === 'A' ? 'B' : 'A') + sealed.ciphertext.slice(1) };
 		await expectCode(openForDevice(key, flipped, 'inbox-keystore|v1|device|agent|pk|salt'));
+	});
+
+	it('names the broken part of a stored record, and says why it cannot open one sealed elsewhere', async () => {
+		const key = await generateDeviceKey();
+		const sealed = await sealForDevice(key, new Uint8Array(8), 'context');
+		await expect(openForDevice(key, undefined as never, 'context')).rejects.toThrow('device iv must be a base64url string');
+		await expect(openForDevice(key, { ...sealed, iv: 'AAAA' }, 'context')).rejects.toThrow('device iv must be 12 bytes, got 3');
+		await expect(openForDevice(key, { ...sealed, ciphertext: '!' }, 'context')).rejects.toThrow(/^device ciphertext is not base64url/);
+		await expect(openForDevice(await generateDeviceKey(), sealed, 'context')).rejects.toThrow(
+			"the stored key was not sealed by this browser's device key; restore it from a backup"
+		);
+	});
+
+	describe('without WebCrypto (a page not served over HTTPS)', () => {
+		afterEach(() => vi.unstubAllGlobals());
+
+		it('says so instead of failing obscurely', async () => {
+			const key = await generateDeviceKey();
+			const sealed = await sealForDevice(key, new Uint8Array(8), 'context');
+			vi.stubGlobal('crypto', { getRandomValues: (bytes: Uint8Array) => bytes });
+			const unavailable = 'WebCrypto is unavailable: the inbox must be served over HTTPS (or from localhost)';
+			await expect(generateDeviceKey()).rejects.toThrow(unavailable);
+			await expect(openForDevice(key, sealed, 'context')).rejects.toThrow(unavailable);
+			await expect(openForDevice(key, sealed, 'context')).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+			vi.stubGlobal('crypto', undefined);
+			await expect(generateDeviceKey()).rejects.toThrow(unavailable);
+		});
 	});
 });
