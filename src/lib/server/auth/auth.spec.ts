@@ -33,6 +33,23 @@ describe('password hashes (Argon2id, crypto_pwhash_str)', () => {
 	});
 });
 
+describe('the password hashing worker', () => {
+	it('rejects what is in flight when it stops, and starts again for the next call', async () => {
+		const hasher = new PasswordHasher();
+		try {
+			const inFlight = hasher.hash('a password in flight');
+			const alsoInFlight = hasher.verify('$argon2id$v=19$m=65536,t=2,p=1$AAAA$AAAA', 'x');
+			await hasher.close();
+			await expect(inFlight).rejects.toThrow('the password hashing worker stopped');
+			await expect(alsoInFlight).rejects.toThrow('the password hashing worker stopped');
+			const hash = await hasher.hash('after a restart');
+			expect(await hasher.verify(hash, 'after a restart')).toBe(true);
+		} finally {
+			await hasher.close();
+		}
+	});
+});
+
 describe('session cache', () => {
 	const session = (tokenHash: string, accountId: string, expiresAt: number) =>
 		({ tokenHash, expiresAt: new Date(expiresAt), account: { accountId } }) as unknown as Session;
