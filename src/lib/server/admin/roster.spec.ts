@@ -1,6 +1,24 @@
-import { describe, expect, it } from 'vitest';
-import type { Account } from '../db/accounts';
-import { nextRosterAgents, readRosterBody, rosterView } from './roster';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedRoster } from '$test-support/admin-api';
+import { simControl } from '$test-support/customer';
+import { useDatabases } from '$test-support/databases';
+import { freePort } from '../../../cli/stack/processes';
+import { ensureCompanyKeys, registerCompany, type CompanyCredentials } from '../../../cli/stack/stack';
+import { startSimulator, type RunningSimulator } from '../../../sim/server';
+import { b64uEncode, generateEd25519KeyPair, generateX25519KeyPair, initCrypto, parseKeyFile } from '../../crypto/index';
+import { v1 } from '../../wire/v1';
+import { createAccount, type Account } from '../db/accounts';
+import { listAuditEntries } from '../db/audit';
+import type { Database } from '../db/database';
+import { listGrantJobs } from '../db/grant-jobs';
+import { listRosters } from '../db/rosters';
+import type { Inbox } from '../inbox';
+import type { Logger } from '../log';
+import { UpstreamClient } from '../upstream/client';
+import { acceptRoster, nextRosterAgents, readRosterBody, readRosters, rosterOverview, rosterView } from './roster';
 
 const body = () => ({
 	rosterVersion: 3,
@@ -98,5 +116,111 @@ describe('roster views', () => {
 			{ agentKeyId: 'agk_cccccccc', publicKey: 'PK_C', accountId: 'acc_admin', displayName: 'Name of acc_admin' }
 		]);
 		expect(nextRosterAgents([...accounts].reverse())).toEqual(nextRosterAgents(accounts));
+	});
+});
+
+describe('rosters checked against signing.pub and the service (contract 2.9, 6.7)', () => {
+	const databases = useDatabases('PGlite');
+	let sim: RunningSimulator;
+	let company: CompanyCredentials;
+	let signingKey: Uint8Array;
+	let db: Database;
+	let inbox: Inbox;
+	let admin: Account;
+	let grantWakes = 0;
+	const warnings: string[] = [];
+
+	beforeAll(async () => {
+		await initCrypto();
+		sim = await startSimulator();
+		const dataDir = await mkdtemp(join(tmpdir(), 'roster-'));
+		await ensureCompanyKeys(dataDir);
+		company = await registerCompany(sim.url, dataDir, `http://127.0.0.1:${await freePort()}/webhooks/service`);
+		signingKey = parseKeyFile(await readFile(join(dataDir, 'keys', 'signing.key'), 'utf8'), 64, 'signing.key');
+		db = await databases.open();
+		const log: Logger = { info() {}, warn: (message) => warnings.push(message), error() {} };
+		const upstream = new UpstreamClient({ baseUrl: sim.url, apiKey: company.apiKey, signingSecret: company.webhookSecret, db });
+		inbox = {
+			config: { serviceCompanyId: company.companyId },
+			db,
+			log,
+			upstream,
+			now: Date.now,
+			companyKeys: async () => ({ signingPublicKey: signingKey.subarray(32) }),
+			grants: { wake: () => grantWakes++ }
+		} as unknown as Inbox;
+		admin = await createAccount(db, { username: 'grace', displayName: 'Grace', role: 'admin', passwordHash: 'h' }, new Date());
+	}, 60_000);
+	afterAll(() => sim?.close());
+
+	const rosterAgent = () => ({
+		agentKeyId: `agk_${b64uEncode(generateX25519KeyPair().publicKey).slice(0, 10)}`,
+		publicKey: b64uEncode(generateX25519KeyPair().publicKey)
+	});
+	const served = async () => (await inbox.upstream.call(v1.getRoster())).value;
+
+	it('uploads a roster that verifies, keeps it, audits it and starts a grant job for its agents', async () => {
+		expect(await readRosters(inbox)).toEqual({ latest: null, unverified: null });
+		const agents = [rosterAgent(), rosterAgent()];
+		const accepted = await acceptRoster(inbox, admin, signedRoster(company.companyId, 1, agents, signingKey));
+		expect(accepted.roster).toMatchObject({ rosterVersion: 1, uploadedBy: admin.accountId });
+		expect(accepted.grantJob).toMatchObject({ rosterVersion: 1 });
+		expect(grantWakes).toBe(1);
+		expect((await served()).rosterVersion).toBe(1);
+		expect((await listRosters(db)).map((roster) => roster.rosterVersion)).toEqual([1]);
+		const [audit] = await listAuditEntries(db, { limit: 10 });
+		expect(audit).toMatchObject({ action: 'roster.uploaded', target: 'v1', details: { agents: 2, grantedAgents: 2 } });
+	});
+
+	it('refuses any version but the latest + 1, and a roster signed with another key, before the service sees it', async () => {
+		const agents = [rosterAgent()];
+		for (const version of [1, 3]) {
+			await expect(acceptRoster(inbox, admin, signedRoster(company.companyId, version, agents, signingKey))).rejects.toMatchObject({
+				code: 'ROSTER_VERSION_CONFLICT',
+				status: 409,
+				message: `rosterVersion must be 2 (the latest accepted + 1), got ${version}`
+			});
+		}
+		const forged = signedRoster(company.companyId, 2, agents, generateEd25519KeyPair().secretKey);
+		await expect(acceptRoster(inbox, admin, forged)).rejects.toMatchObject({ code: 'SIGNATURE_INVALID' });
+		const otherCompany = signedRoster('cmp_someone_else', 2, agents, signingKey);
+		await expect(acceptRoster(inbox, admin, otherCompany)).rejects.toMatchObject({ code: 'SIGNATURE_INVALID' });
+		expect((await served()).rosterVersion).toBe(1);
+		expect(grantWakes).toBe(1);
+	});
+
+	it('a roster the service serves that does not verify is reported, never kept nor made the latest', async () => {
+		const forged = signedRoster(company.companyId, 7, [rosterAgent()], generateEd25519KeyPair().secretKey);
+		await simControl(sim.url).control('POST', `/_sim/companies/${company.companyId}/served-roster`, forged);
+		try {
+			const read = await readRosters(inbox);
+			expect(read.latest?.rosterVersion).toBe(1);
+			expect(read.unverified).toEqual({ rosterVersion: 7, reason: 'SIGNATURE_INVALID: the signature does not verify' });
+			expect(warnings).toContain('the service holds a roster that does not verify with signing.pub; it is not kept');
+			expect((await listRosters(db)).map((roster) => roster.rosterVersion)).toEqual([1]);
+			expect((await rosterOverview(inbox)).unverifiedAtService).toMatchObject({ rosterVersion: 7 });
+		} finally {
+			await simControl(sim.url).control('DELETE', `/_sim/companies/${company.companyId}/served-roster`);
+		}
+	});
+
+	it('a newer roster uploaded by another tool is kept when it verifies, and grants the agents it adds or an unfinished job left unserved', async () => {
+		const kept = (await readRosters(inbox)).latest!;
+		const added = rosterAgent();
+		const next = signedRoster(company.companyId, 2, [...kept.agents, added], signingKey);
+		await inbox.upstream.call(v1.uploadRoster(next), { idempotencyKey: 'roster-by-another-tool' });
+		const read = await readRosters(inbox);
+		expect([read.latest?.rosterVersion, read.latest?.uploadedBy, read.unverified]).toEqual([2, null, null]);
+		expect((await listRosters(db)).map((roster) => roster.rosterVersion)).toEqual([2, 1]);
+		// the added agent, and those the first roster's job had not served yet (that job stops)
+		const [newest, first] = await listGrantJobs(db);
+		const sortById = (agents: { agentKeyId: string }[]) => [...agents].sort((a, b) => (a.agentKeyId < b.agentKeyId ? -1 : 1));
+		expect(newest.rosterVersion).toBe(2);
+		expect(sortById(newest.agents)).toEqual(sortById([...kept.agents, added]));
+		expect(first).toMatchObject({ rosterVersion: 1, state: 'failed', lastError: 'superseded by roster 2' });
+		expect(grantWakes).toBe(2);
+		// read again: nothing new is kept or granted
+		await readRosters(inbox);
+		expect((await listGrantJobs(db)).length).toBe(2);
 	});
 });
