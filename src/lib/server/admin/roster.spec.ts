@@ -1,14 +1,11 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedRoster } from '$test-support/admin-api';
 import { simControl } from '$test-support/customer';
 import { useDatabases } from '$test-support/databases';
-import { freePort } from '../../../cli/stack/processes';
-import { ensureCompanyKeys, registerCompany, type CompanyCredentials } from '../../../cli/stack/stack';
-import { startSimulator, type RunningSimulator } from '../../../sim/server';
-import { b64uEncode, generateEd25519KeyPair, generateX25519KeyPair, initCrypto, parseKeyFile } from '../../crypto/index';
+import { startSimCompany } from '$test-support/sim-company';
+import type { CompanyCredentials } from '../../../cli/stack/stack';
+import type { RunningSimulator } from '../../../sim/server';
+import { b64uEncode, generateEd25519KeyPair, generateX25519KeyPair, initCrypto } from '../../crypto/index';
 import { v1 } from '../../wire/v1';
 import { createAccount, type Account } from '../db/accounts';
 import { listAuditEntries } from '../db/audit';
@@ -132,11 +129,7 @@ describe('rosters checked against signing.pub and the service (contract 2.9, 6.7
 
 	beforeAll(async () => {
 		await initCrypto();
-		sim = await startSimulator();
-		const dataDir = await mkdtemp(join(tmpdir(), 'roster-'));
-		await ensureCompanyKeys(dataDir);
-		company = await registerCompany(sim.url, dataDir, `http://127.0.0.1:${await freePort()}/webhooks/service`);
-		signingKey = parseKeyFile(await readFile(join(dataDir, 'keys', 'signing.key'), 'utf8'), 64, 'signing.key');
+		({ sim, company, signingKey } = await startSimCompany());
 		db = await databases.open();
 		const log: Logger = { info() {}, warn: (message) => warnings.push(message), error() {} };
 		const upstream = new UpstreamClient({ baseUrl: sim.url, apiKey: company.apiKey, signingSecret: company.webhookSecret, db });
