@@ -1,9 +1,9 @@
-import { chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { b64uEncode, generateX25519KeyPair, openConversationKey, sealConversationKey } from '../../crypto/index';
-import { initCompanyKeys, KeyFileError, loadCompanyKeys, rotateCompanyKeys } from './files';
+import { initCompanyKeys, KeyFileError, loadCompanyKeys, pendingRotation, promotePendingRotation, rotateCompanyKeys } from './files';
 
 let dir: string;
 beforeEach(async () => {
@@ -90,6 +90,42 @@ describe('company key files (contract 2.1)', () => {
 	it('leftovers of an interrupted rotation stop loading with a clear message', async () => {
 		await initCompanyKeys(dir);
 		await writeFile(join(dir, 'private.key.new'), 'x');
-		await expect(loadCompanyKeys(dir)).rejects.toThrow(/interrupted rotation/);
+		await expect(loadCompanyKeys(dir)).rejects.toThrow(`${dir} holds private.key.new from an interrupted rotation; finish or remove them`);
+	});
+
+	it('init makes a directory only its owner may enter, and refuses when any one of the four files exists', async () => {
+		await initCompanyKeys(dir);
+		expect((await stat(dir)).mode & 0o777).toBe(0o700);
+		for (const name of ['private.key', 'public.key', 'signing.key']) await rm(join(dir, name));
+		await expect(initCompanyKeys(dir)).rejects.toThrow(`${join(dir, 'signing.pub')} already exists; refusing to overwrite key files`);
+	});
+
+	it('a missing or unreadable key file is a KeyFileError naming it', async () => {
+		await initCompanyKeys(dir);
+		await rm(join(dir, 'public.key'));
+		const missing = await loadCompanyKeys(dir).catch((error: unknown) => error);
+		expect(missing).toBeInstanceOf(KeyFileError);
+		expect((missing as KeyFileError).name).toBe('KeyFileError');
+		expect((missing as Error).message).toMatch(new RegExp(`^${join(dir, 'public.key')} cannot be read: ENOENT`));
+	});
+
+	it('a pending rotation is made once, asked again gives the same statement, and promoting it makes it current', async () => {
+		const created = await initCompanyKeys(dir);
+		expect(await pendingRotation(dir, { create: false })).toBeNull();
+		await expect(promotePendingRotation(dir)).rejects.toThrow(`${dir} holds no pending rotation`);
+		const pending = await pendingRotation(dir, { create: true });
+		expect(pending).toMatchObject({ fromKeyVersion: 1, fromPublicKey: created.publicKey, toKeyVersion: 2 });
+		expect(await pendingRotation(dir, { create: true })).toEqual(pending);
+		expect(await pendingRotation(dir, { create: false })).toEqual(pending);
+		expect(await mode('private.pending.key')).toBe(0o600);
+		expect((await loadCompanyKeys(dir)).current.publicKey).toEqual(created.publicKey);
+		expect(await promotePendingRotation(dir)).toEqual(pending);
+		const keys = await loadCompanyKeys(dir);
+		expect([keys.current.keyVersion, keys.current.publicKey, keys.previous.map((pair) => pair.keyVersion)]).toEqual([
+			2,
+			pending!.toPublicKey,
+			[1]
+		]);
+		expect(await pendingRotation(dir, { create: false })).toBeNull();
 	});
 });
