@@ -54,4 +54,20 @@ describe('security headers (docs/inbox-api.md §1)', () => {
 		).toBe(NOTHING_ALLOWED);
 		expect(secured('/login', html()).get('content-security-policy')).toBe(NOTHING_ALLOWED);
 	});
+
+	it('rewrites only the connect-src directive, of any HTML page, and leaves another answer’s own policy alone', () => {
+		expect(withConnectSources("default-src 'self'; connect-src; report-to connect-src-reports", ['https://s.example'])).toBe(
+			"default-src 'self'; report-to connect-src-reports; connect-src 'self' https://s.example"
+		);
+		const page = new Response('<!doctype html>', {
+			headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'self'; connect-src *" }
+		});
+		expect(secured('/inbox', page).get('content-security-policy')).toBe(
+			"default-src 'self'; connect-src 'self' https://files.example.com http://127.0.0.1:8787"
+		);
+		const image = new Response('', {
+			headers: { 'content-type': 'image/png', 'content-security-policy': "default-src 'none'; img-src 'self'" }
+		});
+		expect(secured('/favicon.png', image).get('content-security-policy')).toBe("default-src 'none'; img-src 'self'");
+	});
 });
