@@ -129,4 +129,61 @@ describe('messages (contract 6.2, 6.5)', () => {
 		expect(envelopeShapeProblem({ ...envelope, ciphertext: b64uEncode(new Uint8Array(67_600)) })).toMatch(/at most 67584/);
 		expect(envelopeShapeProblem({ ...envelope, v: '1' })).toMatch(/v must be 1/);
 	});
+
+	it('names each shape problem in the order a service checks them, and accepts a well-formed envelope', () => {
+		const envelope = encryptMessage({ ...context, text: 'hello' });
+		expect(envelopeShapeProblem(envelope)).toBeNull();
+		for (const [value, problem] of [
+			[null, 'encryption must be an object'],
+			['text', 'encryption must be an object'],
+			[[envelope], 'encryption must be an object'],
+			[{ ...envelope, scheme: 'sc2' }, 'scheme must be sc1'],
+			[{ ...envelope, keyVersion: 0 }, 'keyVersion must be an integer from 1 to 2^31-1'],
+			[{ ...envelope, clientMessageId: 'a b' }, 'clientMessageId must match ^[A-Za-z0-9_-]{1,128}$'],
+			[{ ...envelope, nonce: 'a=' }, 'nonce is not base64url: character "=" at 1'],
+			[{ ...envelope, ciphertext: 42 }, 'ciphertext must be a base64url string'],
+			[{ ...envelope, ciphertext: b64uEncode(new Uint8Array(16 + 263 * 256)) }, null],
+			[{ ...envelope, ciphertext: b64uEncode(new Uint8Array(16 + 264 * 256)) }, 'ciphertext must be at most 67584 bytes, got 67600']
+		] as const) {
+			expect(envelopeShapeProblem(value), JSON.stringify(value).slice(0, 60)).toBe(problem);
+		}
+	});
+
+	it('says which step of decryption refused an envelope', () => {
+		const envelope = encryptMessage({ ...context, text: 'hello' });
+		const decrypt =
+			(changes: Record<string, unknown>, overrides: Partial<typeof context> = {}) =>
+			() =>
+				decryptMessage({ ...envelope, ...changes }, { ...context, ...overrides });
+		expect(decrypt({ scheme: 'sc2' })).toThrow('envelope must be v 1, scheme sc1');
+		expect(decrypt({ nonce: b64uEncode(new Uint8Array(23)) })).toThrow('nonce must be 24 bytes, got 23');
+		expect(decrypt({ nonce: '!' })).toThrow(/^nonce is not base64url/);
+		expect(decrypt({ ciphertext: '!' })).toThrow(/^ciphertext is not base64url/);
+		expect(decrypt({ ciphertext: b64uEncode(new Uint8Array(16)) })).toThrow('impossible ciphertext length 16');
+		// the longest text pads to 65,792 bytes: one block more is no message of ours
+		expect(decrypt({ ciphertext: b64uEncode(new Uint8Array(16 + 258 * 256)) })).toThrow('impossible ciphertext length 66064');
+		expect(decrypt({ ciphertext: b64uEncode(new Uint8Array(16 + 257 * 256)) })).toThrow('the message does not authenticate');
+		expect(decrypt({ clientMessageId: '' })).toThrow(/^clientMessageId /);
+		expect(decrypt({}, { conversationId: 'conv 1' })).toThrow(/^conversationId /);
+		expect(decrypt({}, { senderType: 'bot' as never })).toThrow('senderType must be user or company');
+		expect(decrypt({}, { conversationKey: new Uint8Array(31) })).toThrow(/^conversation key /);
+		expect(() => encryptMessage({ ...context, text: 'x', conversationKey: new Uint8Array(31) })).toThrow(/^conversation key /);
+		expect(() => encryptMessage({ ...context, text: 'x', nonce: new Uint8Array(23) })).toThrow(/^nonce /);
+		expect(() => encryptMessage({ ...context, text: 'é'.repeat(32_769) })).toThrow(
+			'message text must be at most 65536 UTF-8 bytes, got 65538'
+		);
+		expect(() => encryptMessage({ ...context, text: '\ud800' })).toThrow('message text contains a lone surrogate');
+	});
+
+	it('refuses padding of no whole block, or without marker, naming why', () => {
+		expect(() => unpad(new Uint8Array(0))).toThrow('padded length is not a multiple of 256');
+		expect(() => unpad(new Uint8Array(257))).toThrow('padded length is not a multiple of 256');
+		expect(() => unpad(new Uint8Array(256))).toThrow('padding has no 0x80 marker');
+		const long = new Uint8Array(512);
+		long[0] = 0x80;
+		expect(() => unpad(long)).toThrow('padding is longer than 256 bytes');
+		const first = new Uint8Array(256);
+		first[0] = 0x80;
+		expect(unpad(first)).toEqual(new Uint8Array(0));
+	});
 });
