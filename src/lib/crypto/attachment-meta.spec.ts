@@ -96,4 +96,34 @@ describe('attachment meta (contract 2.6)', () => {
 		expect(codeOfCall(() => parseReceivedAttachmentMeta(text, 'att_otherone'))).toBe('KEY_MISMATCH');
 		expect(codeOfCall(() => parseAttachmentMeta('{not json'))).toBe('INVALID_INPUT');
 	});
+
+	it('names the rule each refused meta breaks', () => {
+		const cases: [unknown, string][] = [
+			[null, 'attachment meta must be a JSON object'],
+			[[meta], 'attachment meta must be a JSON object'],
+			['meta', 'attachment meta must be a JSON object'],
+			[withField({ v: 2 }), 'attachment meta v must be 1'],
+			[withField({ kind: 'image' }), 'attachment meta kind must be attachment'],
+			[withField({ chunkSize: 1024 }), 'attachment meta chunkSize must be 65536'],
+			[withField({ attachmentId: 'att_short' }), 'attachmentId must match ^att_[A-Za-z0-9_-]{8,64}$'],
+			[withField({ name: '  ' }), 'name must be a non-empty string'],
+			[withField({ name: 'n'.repeat(256) }), 'name must be at most 255 UTF-16 code units'],
+			[withField({ name: 'a/b' }), 'name must not contain control characters, / or \\'],
+			[withField({ mime: 'Image/JPEG' }), 'mime is not a valid lowercase media type'],
+			[withField({ size: -1 }), 'size must be an integer from 0 to 26214400'],
+			[withField({ key: 'AAAA' }), 'key must be 32 bytes, got 3'],
+			[withField({ nonce: 'AAAA' }), 'nonce must be 24 bytes, got 3'],
+			[withField({ digest: 'AAAA' }), 'digest must be 32 bytes, got 3'],
+			[withField({ caption: 7 }), 'caption must be a string of at most 4000 UTF-16 code units'],
+			[withField({ width: 10, height: null }), 'width and height must be given both or neither'],
+			[withField({ width: null, height: 10 }), 'width and height must be given both or neither'],
+			[withField({ width: 10.5, height: 10 }), 'width and height must be integers from 1 to 20000']
+		];
+		for (const [value, message] of cases) expect(() => validateAttachmentMeta(value), message).toThrow(message);
+		expect(validateAttachmentMeta(withField({ width: null, height: undefined }))).not.toHaveProperty('width');
+		expect(() => parseAttachmentMeta('{not json')).toThrow('attachment meta is not JSON');
+		expect(() => parseReceivedAttachmentMeta(JSON.stringify(meta), 'att_otherone')).toThrow(
+			'the meta names another attachment than the message'
+		);
+	});
 });
