@@ -8,9 +8,11 @@ import {
 	buildAttachmentMeta,
 	decryptAttachment,
 	ENCRYPTED_CHUNK_SIZE,
-	encryptAttachment
+	encryptAttachment,
+	AttachmentEncryptor
 } from './attachment';
 import { CHUNK_SIZE, type AttachmentMeta } from './attachment-meta';
+import { b64uEncode } from './encoding';
 import { initCrypto } from './sodium';
 
 beforeAll(() => initCrypto());
@@ -148,5 +150,62 @@ describe('attachments (contract 6.5)', () => {
 		expect(codeOfCall(() => decryptor.finish())).toBe('DECRYPT_FAILED');
 		const internal = (decryptor as unknown as { plaintext: Uint8Array }).plaintext;
 		expect(internal.every((byte) => byte === 0)).toBe(true);
+	});
+
+	it('says why a ciphertext is refused, once, and nothing more after it finished', () => {
+		const { ciphertext, meta } = encrypted(CHUNK_SIZE + 5);
+		const reason = (run: (decryptor: AttachmentDecryptor) => unknown) => {
+			const decryptor = new AttachmentDecryptor(meta);
+			try {
+				run(decryptor);
+			} catch (error) {
+				return (error as Error).message;
+			}
+			return 'no error';
+		};
+		const flipped = ciphertext.slice();
+		flipped[3] ^= 1;
+		expect(reason((d) => d.push(flipped))).toBe('attachment: chunk 0 does not authenticate');
+		expect(reason((d) => d.push(Uint8Array.from([...ciphertext, 0])))).toBe(
+			'attachment: the ciphertext is longer than the meta size allows'
+		);
+		expect(reason((d) => (d.push(ciphertext.subarray(0, ciphertext.length - 1)), d.finish()))).toBe(
+			`attachment: the ciphertext is ${ciphertext.length - 1} bytes, expected ${ciphertext.length}`
+		);
+		expect(reason((d) => d.finish())).toBe(`attachment: the ciphertext is 0 bytes, expected ${ciphertext.length}`);
+		const otherDigest = { ...meta, digest: b64uEncode(new Uint8Array(32)) };
+		expect(() => decryptAttachment(ciphertext, otherDigest)).toThrow('attachment: the plaintext digest differs from the meta');
+		expect(reason((d) => d.abort())).toBe('attachment: aborted');
+
+		const done = new AttachmentDecryptor(meta);
+		done.push(ciphertext);
+		done.finish();
+		expect(() => done.push(new Uint8Array(1))).toThrow('the decryptor has finished');
+		expect(() => done.finish()).toThrow('the decryptor has finished');
+		const failed = new AttachmentDecryptor(meta);
+		expect(() => failed.push(flipped)).toThrow('chunk 0 does not authenticate');
+		expect(() => failed.push(ciphertext)).toThrow('attachment: chunk 0 does not authenticate');
+		expect(() => failed.finish()).toThrow('attachment: chunk 0 does not authenticate');
+	});
+
+	it('an encryptor takes exactly the declared size, and keeps the keys it was given unchanged', () => {
+		const fileKey = new Uint8Array(32).fill(7);
+		const nonceBase = new Uint8Array(24).fill(9);
+		const longer = new AttachmentEncryptor({ attachmentId, size: 3, fileKey, nonceBase });
+		expect(() => longer.push(new Uint8Array(4))).toThrow('the file is longer than its declared size 3');
+		const shorter = new AttachmentEncryptor({ attachmentId, size: 3, fileKey, nonceBase });
+		shorter.push(new Uint8Array(2));
+		expect(() => shorter.finish()).toThrow('the file is shorter than its declared size 3');
+		const exact = new AttachmentEncryptor({ attachmentId, size: 3, fileKey, nonceBase });
+		exact.push(new Uint8Array([1, 2, 3]));
+		const result = exact.finish();
+		fileKey.fill(0);
+		nonceBase.fill(0);
+		expect(result.fileKey).toEqual(new Uint8Array(32).fill(7));
+		expect(result.nonceBase).toEqual(new Uint8Array(24).fill(9));
+		expect(() => new AttachmentEncryptor({ attachmentId: 'att_x', size: 1 })).toThrow('attachmentId must match ^att_[A-Za-z0-9_-]{8,64}$');
+		expect(() => new AttachmentEncryptor({ attachmentId, size: 1, fileKey: new Uint8Array(31) })).toThrow(/^file key /);
+		expect(() => new AttachmentEncryptor({ attachmentId, size: 1, nonceBase: new Uint8Array(23) })).toThrow(/^nonceBase /);
+		expect(() => new AttachmentEncryptor({ attachmentId, size: -1 })).toThrow(/^size must be an integer from 0 to 26214400/);
 	});
 });
