@@ -94,6 +94,58 @@ describe('request signing (contract 5.1)', () => {
 	});
 });
 
+describe('the sentences of signature errors', () => {
+	it('say what is wrong with the header, the request or the signature', () => {
+		const reason = (call: () => unknown) => {
+			try {
+				call();
+			} catch (error) {
+				return (error as Error).message;
+			}
+			return 'no error';
+		};
+		expect(reason(() => parseSignatureHeader(null))).toBe('X-Service-Signature is missing');
+		expect(reason(() => parseSignatureHeader(`t=1,v1`))).toBe('a signature part has no =');
+		expect(reason(() => parseSignatureHeader(`=1,t=1,v1=${hex}`))).toBe('no error');
+		expect(reason(() => parseSignatureHeader(`t=1,t=2,v1=${hex}`))).toBe('the signature repeats t');
+		expect(reason(() => parseSignatureHeader(`t=x,v1=${hex}`))).toBe('t must be an integer');
+		expect(reason(() => parseSignatureHeader(`t=1,v1=${hex.slice(1)}`))).toBe('v1 must be 64 lowercase hex characters');
+		const { header } = signWebhook('whsec_a', 1000, '{}');
+		expect(reason(() => verifyWebhookSignature({ secrets: ['whsec_a'], header, body: '{}', now: 1301 }))).toBe(
+			'the signature timestamp is outside ±300 s'
+		);
+		expect(reason(() => verifyWebhookSignature({ secrets: ['whsec_a'], header, body: '\ud800', now: 1000 }))).toBe(
+			'body contains a lone surrogate'
+		);
+		expect(reason(() => signRequest({ secret: 's', t: 1.5, method: 'GET', pathAndQuery: '/v1', body: '' }))).toBe(
+			't must be integer seconds'
+		);
+		expect(reason(() => signRequest({ secret: 's', t: 1, method: 'GET ', pathAndQuery: '/v1', body: '' }))).toBe(
+			'method must be uppercase'
+		);
+		expect(reason(() => signRequest({ secret: 's', t: 1, method: 'xGET', pathAndQuery: '/v1', body: '' }))).toBe(
+			'method must be uppercase'
+		);
+		expect(reason(() => signRequest({ secret: 's', t: 1, method: 'GET', pathAndQuery: 'v1', body: '' }))).toBe(
+			'pathAndQuery must start with /'
+		);
+		expect(reason(() => signRequest({ secret: '\ud800', t: 1, method: 'GET', pathAndQuery: '/v1', body: '' }))).toBe(
+			'secret contains a lone surrogate'
+		);
+	});
+
+	it('keep the canonical string of a byte body as its text', () => {
+		const { canonical } = signRequest({
+			secret: 's',
+			t: 7,
+			method: 'POST',
+			pathAndQuery: '/v1/x',
+			body: new TextEncoder().encode('{"a":1}')
+		});
+		expect(canonical).toBe('7.POST./v1/x.{"a":1}');
+	});
+});
+
 /** A webhook signature made the way the service makes it: HMAC over `t + "." + rawBody`. */
 function signWebhook(secret: string, t: number, rawBody: string) {
 	return { header: `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex')}` };
