@@ -79,4 +79,25 @@ describe('the keys a worker holds', () => {
 		expect(codeOfCall(() => session.conversationKey('conv_1'))).toBe('CONVERSATION_KEY_NOT_OPEN');
 		expect(codeOfCall(() => session.require(held.handle, 'agent'))).toBe('LOCKED');
 	});
+
+	it('forgetting the signing key keeps the conversations open; each refusal says what to do', () => {
+		const session = new KeySession();
+		const agentKey = opened('agent');
+		const agent = session.hold(agentKey);
+		const signing = session.hold(opened('signing'));
+		const wrap = sealConversationKey({
+			conversationKey: new Uint8Array(32).fill(1),
+			conversationId: 'conv_1',
+			keyVersion: 1,
+			recipientPublicKey: agentKey.publicKey
+		});
+		session.openConversationKey(agent.handle, 'conv_1', wrap);
+		session.forget('signing');
+		expect(session.conversationKey('conv_1').key).toEqual(new Uint8Array(32).fill(1));
+		expect(() => session.require(signing.handle, 'signing')).toThrow('the signing key is locked: unlock it with its passphrase first');
+		expect(() => session.require(agent.handle, 'signing')).toThrow('this operation needs the signing key, not the agent key');
+		expect(() => session.conversationKey('conv_2')).toThrow('no key is open for conversation conv_2: open its wrap first');
+		session.forget('agent');
+		expect(() => session.conversationKey('conv_1')).toThrow('the agent key is locked: unlock it with its passphrase first');
+	});
 });

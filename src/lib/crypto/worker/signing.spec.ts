@@ -84,4 +84,12 @@ describe('signing with the admin key', () => {
 			codeOfCall(() => signRosterStatement(key, { companyId: 'cmp_x', rosterVersion: 0, issuedAt: '2026-11-22T12:00:00Z', agents: [] }))
 		).toBe('INVALID_INPUT');
 	});
+
+	it('refuses a missing or malformed rotation as input, naming the key', () => {
+		expect(codeOfCall(() => signRotationStatement(key, null as never))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => signRotationStatement(key, undefined as never))).toBe('INVALID_INPUT');
+		const rotation = { companyId: 'cmp_x', fromKeyVersion: 1, fromPublicKey: agentKey(1), toKeyVersion: 2, toPublicKey: agentKey(2) };
+		expect(() => signRotationStatement(key, { ...rotation, fromPublicKey: 'AAAA' })).toThrow('fromPublicKey must be 32 bytes, got 3');
+		expect(() => signRotationStatement(key, { ...rotation, toPublicKey: 'AAAA' })).toThrow('toPublicKey must be 32 bytes, got 3');
+	});
 });
