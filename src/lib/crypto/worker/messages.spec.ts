@@ -81,4 +81,17 @@ describe('replies', () => {
 		expect(codeOfCall(() => encryptReply(session, conversationId, 'hello', 1))).toBe('KEY_MISMATCH');
 		expect(codeOfCall(() => encryptReply(session, conversationId, 'é'.repeat(32_769), 2))).toBe('INVALID_INPUT');
 	});
+
+	it('takes a full batch, a missing item as a failed one, and names what it refuses', () => {
+		const full = decryptHistory(session, conversationId, new Array(MAX_HISTORY_BATCH).fill(null));
+		expect(full).toHaveLength(MAX_HISTORY_BATCH);
+		expect(full[0]).toMatchObject({ ok: false, code: 'UNSUPPORTED_VERSION' });
+		expect(() => decryptHistory(session, conversationId, new Array(MAX_HISTORY_BATCH + 1).fill(null))).toThrow(
+			`at most ${MAX_HISTORY_BATCH} items per call, got ${MAX_HISTORY_BATCH + 1}`
+		);
+		expect(() => decryptHistory(session, conversationId, 'items' as never)).toThrow('items must be a list');
+		expect(() => decryptHistory(session, 'conv 1', [])).toThrow(/^conversationId /);
+		expect(() => encryptReply(session, 'conv 1', 'hi', 2)).toThrow(/^conversationId /);
+		expect(() => encryptReply(session, conversationId, 'hello', 1)).toThrow(`the open key of ${conversationId} has keyVersion 2, not 1`);
+	});
 });
