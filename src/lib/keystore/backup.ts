@@ -12,7 +12,7 @@ import { KEY_KINDS, type KeyKind } from './schema';
 export const BACKUP_FORMAT = 'encrypted-inbox-key-backup';
 export const BACKUP_VERSION = 1;
 /** A backup is about 600 bytes; anything much larger is not one. */
-const MAX_BACKUP_TEXT = 64 * 1024;
+export const MAX_BACKUP_TEXT = 64 * 1024;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
 export interface KeyBackup extends PassphraseSealed {
