@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { attachmentCiphertextLength, decryptAttachment } from '../attachment';
+import { MAX_ATTACHMENT_SIZE } from '../attachment-meta';
 import { ContractError } from '../errors';
 import { initCrypto } from '../sodium';
 import { attachmentPattern } from '../vectors/runner';
@@ -63,6 +64,38 @@ describe('attachment encryption in the worker', () => {
 	it('a Blob without a name needs one', async () => {
 		expect(await codeOfCall(() => encryptFile(new Blob([new Uint8Array(1)]), { attachmentId: 'att_uploadSpec0004' }))).toBe(
 			'INVALID_INPUT'
+		);
+	});
+
+	it('takes a file up to the largest size, its type without parameters, and refuses details that are no object', async () => {
+		const typed = new File([new Uint8Array(3)], 'a.txt', { type: ' Text/Plain ; charset=utf-8' });
+		expect((await encryptFile(typed, { attachmentId: 'att_uploadSpec0005' })).meta.mime).toBe('text/plain');
+		await expect(encryptFile(typed, null as never)).rejects.toThrow('attachment details must be an object');
+		await expect(encryptFile('text' as never, { attachmentId: 'att_uploadSpec0005' })).rejects.toThrow('file must be a File or a Blob');
+		const largest = new File([new Uint8Array(MAX_ATTACHMENT_SIZE)], 'large.bin');
+		expect((await encryptFile(largest, { attachmentId: 'att_uploadSpec0006' })).meta.size).toBe(MAX_ATTACHMENT_SIZE);
+		const tooLarge = new File([new Uint8Array(MAX_ATTACHMENT_SIZE + 1)], 'large.bin');
+		await expect(encryptFile(tooLarge, { attachmentId: 'att_uploadSpec0006' })).rejects.toThrow(
+			`an attachment is at most ${MAX_ATTACHMENT_SIZE} bytes, this file has ${MAX_ATTACHMENT_SIZE + 1}`
+		);
+	});
+
+	it('a file that cannot be read, or grows while read, is INVALID_INPUT saying so', async () => {
+		class UnreadableFile extends File {
+			override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+				return new ReadableStream({ pull: (controller) => controller.error(new Error('the disk is gone')) });
+			}
+		}
+		await expect(encryptFile(new UnreadableFile([new Uint8Array(5)], 'gone.bin'), { attachmentId: 'att_uploadSpec0007' })).rejects.toThrow(
+			'the file could not be read: the disk is gone'
+		);
+		class GrowingFile extends File {
+			override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+				return new Blob([new Uint8Array(this.size + 1)]).stream();
+			}
+		}
+		await expect(encryptFile(new GrowingFile([new Uint8Array(5)], 'grows.bin'), { attachmentId: 'att_uploadSpec0008' })).rejects.toThrow(
+			'the file is longer than its declared size 5'
 		);
 	});
 });
