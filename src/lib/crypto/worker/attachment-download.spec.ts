@@ -74,4 +74,30 @@ describe('streamed attachment decryption in the worker', () => {
 		for (const id of ids) expect(codeOfCall(() => downloads.finish(id))).toBe('DECRYPT_FAILED');
 		expect(Array.from({ length: MAX_RUNNING_DECRYPTIONS }, () => downloads.begin(meta).id)).toHaveLength(MAX_RUNNING_DECRYPTIONS);
 	});
+
+	it('names each refusal, gives each decryption its own id, and aborting twice or an unknown id is harmless', () => {
+		const downloads = new AttachmentDownloads();
+		const first = downloads.begin(meta).id;
+		const second = downloads.begin(meta).id;
+		expect([first, second]).toEqual(['dec_1', 'dec_2']);
+		expect(() => downloads.begin(meta, ciphertext.length + 16)).toThrow(
+			`attachment: the ciphertext is announced as ${ciphertext.length + 16} bytes, expected ${ciphertext.length}`
+		);
+		expect(() => downloads.push(first, 'bytes' as never)).toThrow('attachment: a piece must be bytes');
+		expect(() => downloads.push(first, ciphertext.slice(0, 1))).toThrow('attachment decryption dec_1 is not running');
+		downloads.abort(second);
+		downloads.abort(second);
+		downloads.abort('dec_unknown');
+		const running = Array.from({ length: MAX_RUNNING_DECRYPTIONS }, () => downloads.begin(meta).id);
+		expect(() => downloads.begin(meta)).toThrow(`at most ${MAX_RUNNING_DECRYPTIONS} attachment decryptions may run at once`);
+		downloads.abortAll();
+		expect(() => downloads.finish(running[0])).toThrow(`attachment decryption ${running[0]} is not running`);
+	});
+
+	it('hands the piece’s own buffer back, for the page to refill', () => {
+		const downloads = new AttachmentDownloads();
+		const { id } = downloads.begin(meta);
+		const piece = ciphertext.slice(0, 100);
+		expect(downloads.push(id, piece)).toBe(piece.buffer);
+	});
 });
