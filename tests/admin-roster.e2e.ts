@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
-import { formatIssuedAt, generateEd25519KeyPair, initCrypto, parseKeyFile, signRoster as signWithKey } from '../src/lib/crypto/index';
+import { isoSeconds, generateEd25519KeyPair, initCrypto, parseKeyFile, signRoster as signWithKey } from '../src/lib/crypto/index';
 import { adminTab, agentWithKey, expect, signingAdmin, signingKeyPath, signRoster, unlockSigningKey } from './support/admin-e2e';
 import { test, unlock } from './support/inbox-e2e';
 
@@ -82,7 +82,7 @@ test('a roster signed with another key, with a stale version or carrying the sig
 	const roster = {
 		companyId: overview.next.companyId,
 		rosterVersion: overview.next.rosterVersion,
-		issuedAt: formatIssuedAt(new Date()),
+		issuedAt: isoSeconds(new Date()),
 		agents: overview.next.agents.map((agent: any) => ({ agentKeyId: agent.agentKeyId, publicKey: agent.publicKey }))
 	};
 	const upload = (fields: typeof roster, signature: string, extra: Record<string, unknown> = {}) => ({

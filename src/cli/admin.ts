@@ -11,7 +11,7 @@
  */
 import { resolve } from 'node:path';
 import { stdin, stdout } from 'node:process';
-import { ContractError } from '../lib/crypto/errors';
+import { ContractError } from '../lib/errors';
 import { validateNewAccount } from '../lib/server/api/accounts';
 import { PasswordHasher } from '../lib/server/auth/passwords';
 import { createAccount, findAccountForLogin, listAccounts, setPasswordHash } from '../lib/server/db/accounts';

@@ -2,13 +2,8 @@
  * The wire records of `/v1` where the contract says "not shown" (contract 2.10), exactly as
  * docs/contract-gaps.md §4, §5 and §9 fix them: conversation, history item, delivery.
  */
-import { formatIssuedAt } from '../lib/crypto/index';
+import { isoSeconds } from '../lib/crypto/index';
 import type { Conversation, Delivery, Message } from './state';
-
-/** `YYYY-MM-DDTHH:MM:SSZ`, UTC, no milliseconds. */
-export function isoSeconds(ms: number): string {
-	return formatIssuedAt(new Date(ms));
-}
 
 function isoOrNull(ms: number | null): string | null {
 	return ms === null ? null : isoSeconds(ms);

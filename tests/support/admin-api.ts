@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Stack } from '../../src/cli/stack/stack';
 import {
 	b64uEncode,
-	formatIssuedAt,
+	isoSeconds,
 	formatKeyFile,
 	generateX25519KeyPair,
 	initCrypto,
@@ -53,7 +53,7 @@ export async function signingKeyOf(stack: Stack): Promise<Uint8Array> {
 
 /** The body of `POST /api/admin/roster` for `agents`, signed with `signingKey`. */
 export function signedRoster(companyId: string, rosterVersion: number, agents: readonly RosterAgent[], signingKey: Uint8Array) {
-	const roster = { companyId, rosterVersion, issuedAt: formatIssuedAt(new Date()), agents: [...agents] };
+	const roster = { companyId, rosterVersion, issuedAt: isoSeconds(new Date()), agents: [...agents] };
 	return { rosterVersion, issuedAt: roster.issuedAt, agents: roster.agents, signature: signRoster(roster, signingKey) };
 }
 

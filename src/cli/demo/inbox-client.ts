@@ -3,7 +3,7 @@
  * `Origin` every non-GET call needs, JSON errors as ContractErrors. Used by the demo launcher to act as
  * the demo accounts, and by the end-to-end tests to prepare what the screens under test need.
  */
-import { ContractError, isContractCode } from '../../lib/crypto/errors';
+import { codeForStatus, ContractError, isContractCode } from '../../lib/errors';
 
 export class InboxClient {
 	private cookie = '';
@@ -41,7 +41,7 @@ export class InboxClient {
 			} catch {
 				message = `${message}: ${text}`;
 			}
-			throw new ContractError(isContractCode(code) ? code : 'INVALID_REQUEST', message, response.status);
+			throw new ContractError(isContractCode(code) ? code : codeForStatus(response.status, 'inbox'), message, response.status);
 		}
 		return (text ? JSON.parse(text) : undefined) as T;
 	}

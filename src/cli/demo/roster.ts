@@ -5,7 +5,7 @@
  * that read `DATA_DIR/keys/signing.key` instead.
  */
 import { readFile } from 'node:fs/promises';
-import { ContractError, formatIssuedAt, parseKeyFile, signRoster, type RosterAgent } from '../../lib/crypto/index';
+import { ContractError, isoSeconds, parseKeyFile, signRoster, type RosterAgent } from '../../lib/crypto/index';
 import { v1, type RosterRecord } from '../../lib/wire/v1';
 import { callService, type ServiceCredentials } from './service';
 
@@ -31,7 +31,7 @@ export async function publishRoster(
 		const roster = {
 			companyId: company.companyId,
 			rosterVersion: (previous?.rosterVersion ?? 0) + 1,
-			issuedAt: formatIssuedAt(new Date()),
+			issuedAt: isoSeconds(new Date()),
 			agents: [...agents]
 		};
 		const signature = signRoster(roster, signingKey);

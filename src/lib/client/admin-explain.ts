@@ -3,7 +3,7 @@
  * roster or signature, an expired invitation, a secret the server will not take, a step to do by hand.
  * Everything else is said as for agents (explain.ts); the page shows the code beside the sentence.
  */
-import { ContractError } from '../crypto/errors';
+import { ContractError } from '../errors';
 import { explainError } from './explain';
 
 const ADMIN_PROBLEMS: Record<string, string> = {

@@ -4,7 +4,7 @@
  * against the latest accepted roster, so the admin sees who gains or loses access before signing; and
  * the exact upload body. Pure functions: the statement itself is built by the crypto core in the worker.
  */
-import { formatIssuedAt } from '../crypto/rules';
+import { isoSeconds } from '../crypto/rules';
 import type { RosterInput } from '../crypto/roster';
 import type { RosterEntry, RosterOverview, RosterView, SignedRosterUpload } from './admin';
 
@@ -24,7 +24,7 @@ export function draftNextRoster(overview: RosterOverview, now: Date = new Date()
 	return {
 		companyId: overview.next.companyId,
 		rosterVersion: overview.next.rosterVersion,
-		issuedAt: formatIssuedAt(now),
+		issuedAt: isoSeconds(now),
 		agents: overview.next.agents.map(({ agentKeyId, publicKey }) => ({ agentKeyId, publicKey })),
 		entries: overview.next.agents
 	};

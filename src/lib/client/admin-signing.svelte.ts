@@ -4,7 +4,7 @@
  * key store under the admin's passphrase, and kept only if its public half equals the `signing.pub`
  * the server holds. The page holds a handle; the secret is never uploaded and never on the main thread.
  */
-import { ContractError } from '../crypto/errors';
+import { ContractError } from '../errors';
 import type { KeyInfo, UnlockedKey } from '../crypto/worker/types';
 import { getSigningPublicKey, type SigningPublicKey } from './admin';
 import { session } from './session.svelte';

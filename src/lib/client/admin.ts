@@ -13,6 +13,7 @@ import type { Delivery, DeliveryPage, ReceivedEventPage, TrustOverview } from '.
 import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from '../inbox-api/roster';
 import type { InboxSettings } from '../inbox-api/records';
 import type { AuditPage } from '../inbox-api/audit';
+import { queryString } from '../query-string';
 
 export type {
 	AdminAgent,
@@ -38,14 +39,6 @@ export type {
 
 const ADMIN = '/api/admin';
 const segment = encodeURIComponent;
-
-function query(params: Record<string, string | number | undefined | null>): string {
-	const search = new URLSearchParams();
-	for (const [key, value] of Object.entries(params))
-		if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
-	const text = search.toString();
-	return text ? `?${text}` : '';
-}
 
 export const listAgents = () => api<AdminAgentList>('GET', `${ADMIN}/agents`);
 
@@ -82,14 +75,15 @@ export const confirmKeyRotation = (input: RotationConfirmation) =>
 
 export const rotateWebhookSecret = () => api<WebhookSecretRotation>('POST', `${ADMIN}/webhook-secret/rotation`, { body: {} });
 
-export const listDeliveries = (status: Delivery['status'] | null) => api<DeliveryPage>('GET', `${ADMIN}/deliveries${query({ status })}`);
+export const listDeliveries = (status: Delivery['status'] | null) =>
+	api<DeliveryPage>('GET', `${ADMIN}/deliveries${queryString({ status })}`);
 
 /** One retry operation per click: a repeated request (a lost answer) does not make a second attempt. */
 export const retryDelivery = (deliveryId: string, idempotencyKey: string) =>
 	api<Delivery>('POST', `${ADMIN}/deliveries/${segment(deliveryId)}/retry`, { body: {}, idempotencyKey });
 
 export const listReceivedEvents = (input: { state?: string | null; limit?: number; before?: string | null } = {}) =>
-	api<ReceivedEventPage>('GET', `${ADMIN}/events${query(input)}`);
+	api<ReceivedEventPage>('GET', `${ADMIN}/events${queryString(input)}`);
 
 export const getTrust = () => api<TrustOverview>('GET', `${ADMIN}/trust`);
 
@@ -98,4 +92,4 @@ export const getSettings = () => api<InboxSettings>('GET', `${ADMIN}/settings`);
 export const changeSettings = (change: Partial<InboxSettings>) => api<InboxSettings>('PATCH', `${ADMIN}/settings`, { body: change });
 
 export const listAudit = (filter: { action?: string; actor?: string; before?: number; after?: number; limit?: number }) =>
-	api<AuditPage>('GET', `${ADMIN}/audit${query(filter)}`);
+	api<AuditPage>('GET', `${ADMIN}/audit${queryString(filter)}`);

@@ -6,6 +6,7 @@
 import type { ConversationStatus } from '../wire/v1-records';
 import { api } from './http';
 import type { Account, Conversation, Invitation, Page, SessionInfo, StoredMessage, Trust } from './types';
+import { queryString } from '../query-string';
 
 export const getSession = () => api<SessionInfo>('GET', '/api/session');
 
@@ -18,15 +19,8 @@ export const registerAgentKey = (input: { agentKeyId: string; publicKey: string;
 		body: input.replace ? input : { agentKeyId: input.agentKeyId, publicKey: input.publicKey }
 	});
 
-function query(params: Record<string, string | number | undefined | null>): string {
-	const search = new URLSearchParams();
-	for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null) search.set(key, String(value));
-	const text = search.toString();
-	return text ? `?${text}` : '';
-}
-
 export const listConversations = (input: { status?: ConversationStatus; trust?: Trust; limit?: number; cursor?: string | null } = {}) =>
-	api<Page<Conversation>>('GET', `/api/conversations${query(input)}`);
+	api<Page<Conversation>>('GET', `/api/conversations${queryString(input)}`);
 
 export const getConversation = (conversationId: string) =>
 	api<Conversation>('GET', `/api/conversations/${encodeURIComponent(conversationId)}`);
@@ -34,7 +28,7 @@ export const getConversation = (conversationId: string) =>
 export const listStoredMessages = (conversationId: string, input: { afterSeq?: number; limit?: number } = {}) =>
 	api<{ data: StoredMessage[]; hasMore: boolean }>(
 		'GET',
-		`/api/conversations/${encodeURIComponent(conversationId)}/messages${query(input)}`
+		`/api/conversations/${encodeURIComponent(conversationId)}/messages${queryString(input)}`
 	);
 
 export const createInvitation = (idempotencyKey: string, input: { expiresIn?: number } = {}) =>

@@ -6,7 +6,7 @@
  */
 import { attachmentCiphertextLength } from '../crypto/attachment';
 import { MAX_ATTACHMENT_SIZE, MAX_NAME_UTF16, type AttachmentMeta } from '../crypto/attachment-meta';
-import { ContractError } from '../crypto/errors';
+import { ContractError } from '../errors';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
 import { v1, type UploadRecord } from '../wire/v1';
 import { newIdempotencyKey } from './http';

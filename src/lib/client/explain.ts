@@ -2,7 +2,7 @@
  * Plain sentences for the codes an agent may meet (contract 7.1 and 7.3, docs/inbox-api.md §1): why a
  * message shows no text, and what to do when a send, an upload or a key operation fails.
  */
-import { ContractError, type ContractCode } from '../crypto/errors';
+import { ContractError, type ContractCode } from '../errors';
 
 /** Why a message cannot be shown (contract 6.2, 4.4): said in place of its text. */
 const MESSAGE_PROBLEMS: Partial<Record<ContractCode, string>> = {

@@ -3,7 +3,7 @@
  * cookie, and every error turned into a ContractError with the server's code and status. A `401
  * UNAUTHENTICATED` also tells the session, so the page can ask the person to sign in again.
  */
-import { ContractError, isContractCode } from '../crypto/errors';
+import { codeForStatus, ContractError, isContractCode } from '../errors';
 import { b64uEncode } from '../crypto/encoding';
 
 type Listener = () => void;
@@ -31,18 +31,7 @@ export async function errorFromResponse(response: Response): Promise<ContractErr
 	} catch {
 		// not JSON: keep the status
 	}
-	const status = response.status;
-	const fallback =
-		status === 401
-			? 'UNAUTHENTICATED'
-			: status === 404
-				? 'NOT_FOUND'
-				: status === 429
-					? 'RATE_LIMITED'
-					: status >= 500
-						? 'UNAVAILABLE'
-						: 'INVALID_REQUEST';
-	const error = new ContractError(isContractCode(code) ? code : fallback, message, status);
+	const error = new ContractError(isContractCode(code) ? code : codeForStatus(response.status, 'inbox'), message, response.status);
 	if (error.code === 'UNAUTHENTICATED') for (const listener of unauthenticatedListeners) listener();
 	return error;
 }

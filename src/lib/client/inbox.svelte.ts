@@ -3,6 +3,7 @@
  * keeps it current, the thread on screen, and previews of new messages decrypted in the worker.
  * Created when the key is unlocked, stopped (with every plaintext forgotten) on lock or sign-out.
  */
+import pMap from 'p-map';
 import { getContext, setContext } from 'svelte';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
 import { v1 } from '../wire/v1';
@@ -16,6 +17,8 @@ import type { Conversation, StoredMessage } from './types';
 
 const CONTEXT = Symbol('inbox');
 const PREFETCHED_PREVIEWS = 30;
+/** How many of those preview requests run at once. */
+const PREVIEW_REQUESTS_AT_ONCE = 3;
 
 export class InboxState {
 	readonly conversations = new ConversationStore();
@@ -68,10 +71,10 @@ export class InboxState {
 		const wanted = this.conversations.items
 			.filter((item) => item.agentWraps.length > 0 && item.status !== 'pending' && !this.conversations.previews.has(item.conversationId))
 			.slice(0, count);
-		let next = 0;
-		const lane = async () => {
-			while (next < wanted.length && !this.stopped) {
-				const { conversationId } = wanted[next++];
+		await pMap(
+			wanted,
+			async ({ conversationId }) => {
+				if (this.stopped) return;
 				try {
 					const page = await v1Call(v1.listMessages(conversationId, { limit: 1 }));
 					const newest = page.data.at(-1);
@@ -79,9 +82,9 @@ export class InboxState {
 				} catch {
 					// a preview is a nicety: the row keeps its placeholder
 				}
-			}
-		};
-		await Promise.all([lane(), lane(), lane()]);
+			},
+			{ concurrency: PREVIEW_REQUESTS_AT_ONCE }
+		);
 	}
 
 	private conversationChanged(conversation: Conversation): void {

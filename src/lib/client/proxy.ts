@@ -3,7 +3,7 @@
  * requests are built by src/lib/wire/v1.ts, the one module that knows `/v1` shapes, and its strict
  * readers check every answer. Non-GET calls carry one `Idempotency-Key` per logical operation.
  */
-import { ContractError } from '../crypto/errors';
+import { ContractError } from '../errors';
 import { v1ErrorFromResponse, type V1Request } from '../wire/v1';
 import { errorFromResponse } from './http';
 
@@ -37,7 +37,7 @@ export async function callV1<T>(
 	try {
 		json = await response.json();
 	} catch {
-		throw new ContractError('INVALID_RESPONSE', `${request.method} ${request.pathAndQuery}: the answer is not JSON`, 502);
+		throw new ContractError('INVALID_RESPONSE', `${request.method} ${request.pathAndQuery}: the answer is not JSON`);
 	}
 	return { value: request.parse(json), replayed: response.headers.get('idempotent-replayed') === 'true' };
 }

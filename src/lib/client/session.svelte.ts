@@ -3,7 +3,7 @@
  * key gate — create a key on first login, unlock it later, restore it from a backup file or make a
  * new one when this browser has none — and the lock on sign-out, on idle and when the session ends.
  */
-import { ContractError } from '../crypto/errors';
+import { ContractError } from '../errors';
 import type { KeyInfo, UnlockedKey } from '../crypto/worker/types';
 import * as inbox from './api';
 import { cryptoFor, runningCrypto, stopCrypto } from './crypto';

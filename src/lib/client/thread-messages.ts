@@ -4,7 +4,7 @@
  * their state. Pure functions: which items to decrypt, and merging pages without duplicates.
  */
 import type { AttachmentMeta } from '../crypto/attachment-meta';
-import type { ContractCode } from '../crypto/errors';
+import type { ContractCode } from '../errors';
 import type { DecryptedItem } from '../crypto/worker/types';
 import type { HistoryItem } from '../wire/v1-records';
 import type { TransferProgress } from './attachments';

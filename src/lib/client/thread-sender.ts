@@ -5,7 +5,7 @@
  */
 import type { AttachmentMeta } from '../crypto/attachment-meta';
 import { utf8Length } from '../crypto/encoding';
-import { ContractError } from '../crypto/errors';
+import { ContractError } from '../errors';
 import { MAX_MESSAGE_TEXT_BYTES } from '../crypto/message';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
 import { v1 } from '../wire/v1';

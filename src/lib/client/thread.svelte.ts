@@ -3,7 +3,7 @@
  * history paged with `before`/`after` through the proxy and decrypted a page per worker call, live
  * messages, the read receipt, typing and closing. Sending lives in thread-sender.ts.
  */
-import { ContractError } from '../crypto/errors';
+import { ContractError } from '../errors';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
 import type { HistoryItem } from '../wire/v1-records';
 import { v1 } from '../wire/v1';

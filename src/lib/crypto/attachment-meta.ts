@@ -3,7 +3,7 @@
  * validation runs when sending and when receiving; version problems are `UNSUPPORTED_VERSION`,
  * every other field `INVALID_INPUT` (order: docs/contract-gaps.md §10).
  */
-import { fail } from './errors';
+import { fail } from '../errors';
 import { b64uDecodeLength } from './encoding';
 import { isIntegerIn } from './rules';
 

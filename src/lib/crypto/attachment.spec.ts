@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { codeOf } from './errors';
+import { codeOf } from '../errors';
 import { codeOfCall } from './test-support';
 import {
 	AttachmentDecryptor,

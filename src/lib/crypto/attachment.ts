@@ -5,16 +5,14 @@
  * The decryptor releases the plaintext only after the length and digest checks; any failure is
  * `DECRYPT_FAILED` and the partial plaintext is wiped.
  */
-import { ContractError, fail } from './errors';
+import { ContractError, fail } from '../errors';
 import { CHUNK_SIZE, MAX_ATTACHMENT_SIZE, isAttachmentId, type AttachmentMeta, validateAttachmentMeta } from './attachment-meta';
 import { b64uDecodeLength, b64uEncode, constantTimeEqual, utf8Encode } from './encoding';
-import { DOMAIN, KEY_BYTES, NONCE_BYTES, isIntegerIn, requireBytes } from './rules';
+import { DIGEST_BYTES, DOMAIN, KEY_BYTES, NONCE_BYTES, TAG_BYTES, isIntegerIn, requireBytes } from './rules';
 import { allocateHeapRegions, rawSodium, sodium, type HeapRegions, type RawSodium } from './sodium';
 
-const TAG_BYTES = 16;
 export const ENCRYPTED_CHUNK_SIZE = CHUNK_SIZE + TAG_BYTES;
 export const MAX_ATTACHMENT_CIPHERTEXT = 26_220_800;
-const DIGEST_BYTES = 32;
 /** Longest AD: the domain, an attachment id of 68 characters, a chunk index and the final flag. */
 const MAX_AD_BYTES = 160;
 

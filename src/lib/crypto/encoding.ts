@@ -2,7 +2,7 @@
  * Encodings of contract 1.1: strict unpadded base64url, strict UTF-8, hex, big-endian integers and
  * byte helpers. Every failure is `INVALID_INPUT`, naming the value that failed.
  */
-import { fail } from './errors';
+import { fail } from '../errors';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const DECODE_TABLE = new Int16Array(128).fill(-1);

@@ -4,7 +4,7 @@
  * constant-time comparison) with the four codes of 7.2. The HMAC key is the whole `whsec_…` text.
  * The HMAC itself is pluggable so the server can use `node:crypto` and the worker libsodium.
  */
-import { fail } from './errors';
+import { fail } from '../errors';
 import { concatBytes, constantTimeEqual, hexEncode, utf8Encode } from './encoding';
 import { sodium } from './sodium';
 

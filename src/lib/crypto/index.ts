@@ -3,7 +3,7 @@
  * TypeScript that runs unchanged in Node and in a Web Worker. `await initCrypto()` once, then call
  * the functions synchronously.
  */
-export * from './errors';
+export * from '../errors';
 export * from './sodium';
 export * from './encoding';
 export * from './rules';

@@ -2,10 +2,10 @@
  * Invitation secrets and bindings (contract 6.3, 6.4): the 32-byte secret, the link
  * `<inviteUrl>#s=…&fp=…`, the keyed BLAKE2b-256 binding tag and its constant-time check.
  */
-import { fail } from './errors';
+import { fail } from '../errors';
 import { b64uDecode, b64uEncode, constantTimeEqual, utf8Encode } from './encoding';
 import { fingerprintB64u } from './keys';
-import { DOMAIN, requireBytes, requireId, requireKeyVersion } from './rules';
+import { DIGEST_BYTES, DOMAIN, KEY_BYTES, requireBytes, requireId, requireKeyVersion } from './rules';
 import { sodium } from './sodium';
 import type { Wrap } from './wrap';
 
@@ -33,7 +33,7 @@ export function parseInviteLinkFragment(link: string): { inviteUrl: string; invi
 	}
 	const secret = b64uDecode(params.get('s'), 'invite secret');
 	const fp = b64uDecode(params.get('fp'), 'fingerprint');
-	if (secret.length !== 32 || fp.length !== 32) fail('INVALID_INPUT', 'the invitation link fragment is malformed');
+	if (secret.length !== KEY_BYTES || fp.length !== DIGEST_BYTES) fail('INVALID_INPUT', 'the invitation link fragment is malformed');
 	return { inviteUrl: link.slice(0, hash), inviteSecret: secret, fingerprint: fp };
 }
 

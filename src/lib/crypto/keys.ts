@@ -3,9 +3,9 @@
  * (sk = first 32 bytes of SHA-512(seed), pk = X25519(sk, 9)), Ed25519 in libsodium layout
  * seed(32) ‖ public(32), the pair checks done when loading, and the key-file line format.
  */
-import { fail } from './errors';
+import { fail } from '../errors';
 import { b64uDecode, b64uEncode, concatBytes, constantTimeEqual, hexEncode, utf8Encode } from './encoding';
-import { DOMAIN, PUBLIC_KEY_BYTES, requireBytes } from './rules';
+import { DOMAIN, ED25519_SECRET_KEY_BYTES, KEY_BYTES, PUBLIC_KEY_BYTES, requireBytes } from './rules';
 import { sodium } from './sodium';
 
 export interface X25519KeyPair {
@@ -20,7 +20,7 @@ export interface Ed25519KeyPair {
 }
 
 export function x25519KeyPairFromSeed(seed: Uint8Array): X25519KeyPair {
-	requireBytes(seed, 32, 'seed');
+	requireBytes(seed, KEY_BYTES, 'seed');
 	const pair = sodium().crypto_box_seed_keypair(seed);
 	return { publicKey: pair.publicKey, secretKey: pair.privateKey };
 }
@@ -32,13 +32,13 @@ export function generateX25519KeyPair(): X25519KeyPair {
 
 /** X25519(secret, base point 9). */
 export function x25519PublicKey(secretKey: Uint8Array): Uint8Array {
-	requireBytes(secretKey, 32, 'X25519 secret key');
+	requireBytes(secretKey, KEY_BYTES, 'X25519 secret key');
 	return sodium().crypto_scalarmult_base(secretKey);
 }
 
 /** Checks that `publicKey` equals X25519(secretKey, 9), as contract 2.1 asks when loading. */
 export function checkX25519KeyPair(pair: X25519KeyPair, what = 'X25519 key pair'): X25519KeyPair {
-	requireBytes(pair.publicKey, 32, `${what} public key`);
+	requireBytes(pair.publicKey, PUBLIC_KEY_BYTES, `${what} public key`);
 	if (!constantTimeEqual(x25519PublicKey(pair.secretKey), pair.publicKey)) {
 		fail('INVALID_INPUT', `${what}: the public key is not X25519(secret key, 9)`);
 	}
@@ -46,7 +46,7 @@ export function checkX25519KeyPair(pair: X25519KeyPair, what = 'X25519 key pair'
 }
 
 export function ed25519KeyPairFromSeed(seed: Uint8Array): Ed25519KeyPair {
-	requireBytes(seed, 32, 'seed');
+	requireBytes(seed, KEY_BYTES, 'seed');
 	const pair = sodium().crypto_sign_seed_keypair(seed);
 	return { publicKey: pair.publicKey, secretKey: pair.privateKey };
 }
@@ -61,7 +61,7 @@ export function generateEd25519KeyPair(): Ed25519KeyPair {
  * seed, and, when given, equal `expectedPublicKey` (e.g. the `signing.pub` the server holds).
  */
 export function checkEd25519SecretKey(secretKey: Uint8Array, expectedPublicKey?: Uint8Array): Ed25519KeyPair {
-	requireBytes(secretKey, 64, 'Ed25519 secret key');
+	requireBytes(secretKey, ED25519_SECRET_KEY_BYTES, 'Ed25519 secret key');
 	const derived = ed25519KeyPairFromSeed(secretKey.subarray(0, 32));
 	if (!constantTimeEqual(derived.publicKey, secretKey.subarray(32))) {
 		fail('INVALID_INPUT', 'Ed25519 secret key: its public half does not match its seed');

@@ -3,9 +3,21 @@
  * 256-byte blocks, encryption with XChaCha20-Poly1305 IETF, and decryption whose order of checks
  * decides the error code.
  */
-import { fail } from './errors';
+import { fail } from '../errors';
 import { b64uDecode, b64uEncode, utf8Decode, utf8Encode } from './encoding';
-import { DOMAIN, KEY_BYTES, NONCE_BYTES, isIntegerIn, isId, MAX_KEY_VERSION, requireBytes, requireId, requireKeyVersion } from './rules';
+import {
+	DOMAIN,
+	KEY_BYTES,
+	NONCE_BYTES,
+	TAG_BYTES,
+	ID_RULE,
+	isIntegerIn,
+	isId,
+	MAX_KEY_VERSION,
+	requireBytes,
+	requireId,
+	requireKeyVersion
+} from './rules';
 import { allocateHeapRegions, rawSodium, sodium, type HeapRegions } from './sodium';
 
 export type SenderType = 'user' | 'company';
@@ -24,7 +36,6 @@ export const MAX_MESSAGE_TEXT_BYTES = 65_536;
 export const MIN_CIPHERTEXT_BYTES = 272;
 /** "at most 66 KB" of decoded ciphertext, read as 66 × 1024 (docs/contract-gaps.md §5). */
 export const MAX_CIPHERTEXT_BYTES = 66 * 1024;
-const TAG_BYTES = 16;
 /** The longest ciphertext a sender may produce: 65,536 bytes of text, padded, plus the tag. */
 export const MAX_MESSAGE_CIPHERTEXT_BYTES = 65_536 + PADDING_BLOCK + TAG_BYTES;
 /** Longest AD: the domain, two ids of 128 characters, a sender type and a key version. */
@@ -202,7 +213,7 @@ export function envelopeShapeProblem(envelope: unknown): string | null {
 	if (candidate.v !== 1) return 'v must be 1';
 	if (candidate.scheme !== 'sc1') return 'scheme must be sc1';
 	if (!isIntegerIn(candidate.keyVersion, 1, MAX_KEY_VERSION)) return 'keyVersion must be an integer from 1 to 2^31-1';
-	if (!isId(candidate.clientMessageId)) return 'clientMessageId must match ^[A-Za-z0-9_-]{1,128}$';
+	if (!isId(candidate.clientMessageId)) return `clientMessageId must match ${ID_RULE.source}`;
 	let nonce: Uint8Array;
 	let ciphertext: Uint8Array;
 	try {

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { b64uEncode } from './encoding';
 import { generateEd25519KeyPair, generateX25519KeyPair } from './keys';
 import { rosterStatement, signRoster, verifyRoster } from './roster';
-import { formatIssuedAt, requireIssuedAt } from './rules';
+import { isoSeconds, requireIssuedAt } from './rules';
 import { initCrypto } from './sodium';
 import { codeOfCall } from './test-support';
 
@@ -120,6 +120,6 @@ describe('issuedAt (contract 2.9)', () => {
 	});
 
 	it('formats the current time without milliseconds', () => {
-		expect(formatIssuedAt(new Date('2026-11-22T10:11:12.345Z'))).toBe('2026-11-22T10:11:12Z');
+		expect(isoSeconds(new Date('2026-11-22T10:11:12.345Z'))).toBe('2026-11-22T10:11:12Z');
 	});
 });

@@ -3,7 +3,7 @@
  * `issuedAt` exactly `YYYY-MM-DDTHH:MM:SSZ`, version range), the statement with agents sorted by
  * `agentKeyId` bytes, signing with `signing.key` and verification with `signing.pub`.
  */
-import { fail } from './errors';
+import { fail } from '../errors';
 import { b64uDecodeLength, b64uEncode } from './encoding';
 import { DOMAIN, MAX_ROSTER_AGENTS, requireAgentKeyId, requireId, requireIssuedAt, requireKeyVersion } from './rules';
 import { signStatement, verifyStatement } from './signatures';

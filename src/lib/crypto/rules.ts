@@ -2,7 +2,7 @@
  * Shared rules of contract 1.1, 2.9 and 8: the id rule, integer ranges, the domain constant and
  * the limits, each failing with `INVALID_INPUT` and naming the parameter.
  */
-import { fail } from './errors';
+import { fail } from '../errors';
 
 export const DOMAIN = 'Service|v1';
 export const MAX_KEY_VERSION = 2 ** 31 - 1;
@@ -10,11 +10,18 @@ export const NONCE_BYTES = 24;
 export const KEY_BYTES = 32;
 export const PUBLIC_KEY_BYTES = 32;
 export const SIGNATURE_BYTES = 64;
+/** An Ed25519 secret key in libsodium's layout: seed(32) ‖ public(32). */
+export const ED25519_SECRET_KEY_BYTES = 64;
+/** The Poly1305 tag of every AEAD and secretbox ciphertext. */
+export const TAG_BYTES = 16;
+/** A BLAKE2b-256 or SHA-256 digest, a key fingerprint among them. */
+export const DIGEST_BYTES = 32;
 export const SEALED_BOX_OVERHEAD = 48;
 export const MAX_ROSTER_AGENTS = 1000;
 
 // `$` in a JavaScript regex without the `m` flag anchors to the true end: no trailing newline.
-const ID_RULE = /^[A-Za-z0-9_-]{1,128}$/;
+/** `conversationId`, `clientMessageId`, `companyId` and the service's other ids (contract 1.1). */
+export const ID_RULE = /^[A-Za-z0-9_-]{1,128}$/;
 const AGENT_KEY_ID_RULE = /^agk_[A-Za-z0-9_-]{8,64}$/;
 
 export function isId(value: unknown): value is string {
@@ -23,7 +30,7 @@ export function isId(value: unknown): value is string {
 
 /** `conversationId`, `clientMessageId`, `companyId` (contract 1.1). */
 export function requireId(value: unknown, what: string): string {
-	if (!isId(value)) fail('INVALID_INPUT', `${what} must match ^[A-Za-z0-9_-]{1,128}$`);
+	if (!isId(value)) fail('INVALID_INPUT', `${what} must match ${ID_RULE.source}`);
 	return value;
 }
 
@@ -73,7 +80,7 @@ function daysInMonth(year: number, month: number): number {
 	return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
 }
 
-/** The current time in the exact `issuedAt` format. */
-export function formatIssuedAt(date: Date): string {
-	return date.toISOString().replace(/\.[0-9]{3}Z$/, 'Z');
+/** A time in the contract's format of times, `issuedAt`'s among them: `YYYY-MM-DDTHH:MM:SSZ`, UTC, no milliseconds. */
+export function isoSeconds(time: Date | string | number): string {
+	return new Date(time).toISOString().replace(/\.[0-9]{3}Z$/, 'Z');
 }

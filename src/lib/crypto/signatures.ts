@@ -3,7 +3,7 @@
  * company key rotation statement (build with its checks, sign with `signing.key`, verify with
  * `signing.pub`).
  */
-import { fail } from './errors';
+import { fail } from '../errors';
 import { b64uDecode, b64uEncode, utf8Encode } from './encoding';
 import { DOMAIN, SIGNATURE_BYTES, requireBytes, requireId, requireKeyVersion } from './rules';
 import { sodium } from './sodium';

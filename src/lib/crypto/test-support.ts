@@ -1,5 +1,5 @@
 /** Shared by the core's specs: the code of a call's ContractError, or 'no error'. */
-import { codeOf } from './errors';
+import { codeOf } from '../errors';
 
 export function codeOfCall(call: () => unknown): string | undefined {
 	try {

@@ -3,7 +3,7 @@
  * company or an agent, and `openConversationKey` with its ordered checks, trying several company
  * keys `[current, previous, …]` and moving on only on `DECRYPT_FAILED`.
  */
-import { ContractError, fail } from './errors';
+import { ContractError, fail } from '../errors';
 import { b64uDecode, b64uEncode, concatBytes, readU32be, u32be, utf8Decode, utf8Encode } from './encoding';
 import type { X25519KeyPair } from './keys';
 import { KEY_BYTES, requireBytes, requireId, requireKeyVersion } from './rules';

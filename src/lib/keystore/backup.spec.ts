@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { b64uEncode } from '../crypto/encoding';
-import { codeOf } from '../crypto/errors';
+import { codeOf } from '../errors';
 import { BACKUP_FORMAT, backupFileName, formatBackup, MAX_BACKUP_TEXT, parseBackup, passphraseContext, type KeyBackup } from './backup';
 
 const bytes = (length: number, fill = 1) => b64uEncode(new Uint8Array(length).fill(fill));

@@ -4,7 +4,7 @@
  * device key, so it restores the key in another browser; without the passphrase it is useless.
  */
 import { b64uDecodeLength } from '../crypto/encoding';
-import { fail } from '../crypto/errors';
+import { fail } from '../errors';
 import { requireAgentKeyId } from '../crypto/rules';
 import { validatePassphraseKdf, type PassphraseSealed } from './passphrase';
 import { KEY_KINDS, type KeyKind } from './schema';

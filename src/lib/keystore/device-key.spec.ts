@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ContractError } from '../crypto/errors';
+import { ContractError } from '../errors';
 import { generateDeviceKey, openForDevice, sealForDevice } from './device-key';
 
 describe('the device layer (non-extractable AES-256-GCM)', () => {

@@ -4,7 +4,7 @@
  * script can use it in this browser but never read it out, and a stored record is useless elsewhere.
  */
 import { b64uDecode, b64uDecodeLength, b64uEncode, utf8Encode } from '../crypto/encoding';
-import { ContractError, fail } from '../crypto/errors';
+import { ContractError, fail } from '../errors';
 
 const IV_BYTES = 12;
 

@@ -4,7 +4,7 @@
  * layer), with create, unlock, change of passphrase, backup export and import, and delete.
  */
 import { b64uDecode, b64uEncode } from '../crypto/encoding';
-import { fail } from '../crypto/errors';
+import { fail } from '../errors';
 import { checkEd25519SecretKey, generateX25519KeyPair } from '../crypto/keys';
 import { sodium } from '../crypto/sodium';
 import { BACKUP_FORMAT, BACKUP_VERSION, parseBackup, passphraseContext, type KeyBackup } from './backup';

@@ -4,8 +4,8 @@
  * (`crypto_pwhash`). The same sealed form is the content of an exported backup file.
  */
 import { b64uDecode, b64uDecodeLength, b64uEncode, utf8Encode } from '../crypto/encoding';
-import { fail } from '../crypto/errors';
-import { isIntegerIn } from '../crypto/rules';
+import { fail } from '../errors';
+import { isIntegerIn, KEY_BYTES, NONCE_BYTES } from '../crypto/rules';
 import { sodium } from '../crypto/sodium';
 
 /**
@@ -26,8 +26,6 @@ export const PASSPHRASE_KDF_LIMITS = {
 export const MIN_PASSPHRASE_LENGTH = 8;
 export const MAX_PASSPHRASE_LENGTH = 1024;
 const SALT_BYTES = 16;
-const NONCE_BYTES = 24;
-const KEY_BYTES = 32;
 
 export interface PassphraseKdf {
 	algorithm: 'argon2id13';

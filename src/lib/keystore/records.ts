@@ -4,8 +4,9 @@
  * stored public key (as contract 2.1 asks of key files). Pure, given the device key.
  */
 import { b64uDecode, b64uEncode, concatBytes, constantTimeEqual } from '../crypto/encoding';
-import { fail } from '../crypto/errors';
+import { fail } from '../errors';
 import { checkEd25519SecretKey, fingerprintDisplay, x25519PublicKey } from '../crypto/keys';
+import { NONCE_BYTES, TAG_BYTES } from '../crypto/rules';
 import { passphraseContext } from './backup';
 import { openForDevice, sealForDevice } from './device-key';
 import { openWithPassphrase, sealWithPassphrase, type PassphraseSealed } from './passphrase';
@@ -35,8 +36,6 @@ export interface OpenedKey {
 export type RecordBase = Pick<StoredKeyRecord, 'kind' | 'publicKey' | 'agentKeyId' | 'createdAt'>;
 
 const SECRET_BYTES: Record<KeyKind, number> = { agent: 32, signing: 64 };
-const NONCE_BYTES = 24;
-const TAG_BYTES = 16;
 
 export function describe(record: RecordBase & Pick<StoredKeyRecord, 'updatedAt'>): KeyInfo {
 	return {

@@ -4,7 +4,7 @@
  * Upgrades run in order from the stored version, so a later version can migrate stored records.
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
-import { fail } from '../crypto/errors';
+import { fail } from '../errors';
 import type { DeviceSealed } from './device-key';
 import type { PassphraseKdf } from './passphrase';
 

@@ -5,6 +5,7 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { b64uDecode } from '../crypto/encoding';
+import { isId, KEY_BYTES } from '../crypto/rules';
 
 export interface InboxConfig {
 	/** The service's base URL without a trailing slash; requests go to `<serviceBaseUrl>/v1/...`. */
@@ -51,7 +52,7 @@ export function isLoopbackHost(hostname: string): boolean {
 function isCredential(value: string, prefix: string): boolean {
 	if (!value.startsWith(prefix)) return false;
 	try {
-		return b64uDecode(value.slice(prefix.length)).length === 32;
+		return b64uDecode(value.slice(prefix.length)).length === KEY_BYTES;
 	} catch {
 		return false;
 	}
@@ -218,7 +219,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	}
 	const webhookSecretPreviousUntil = readPreviousUntil(env.SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL, webhookSecretPrevious !== null, problems);
 	const serviceCompanyId = env.SERVICE_COMPANY_ID || null;
-	if (serviceCompanyId !== null && !/^[A-Za-z0-9_-]{1,128}$/.test(serviceCompanyId)) {
+	if (serviceCompanyId !== null && !isId(serviceCompanyId)) {
 		problems.push('SERVICE_COMPANY_ID must be the company id from the service portal (1 to 128 characters of A-Z a-z 0-9 _ -)');
 	}
 	const dataDirText = env.DATA_DIR || './data';

@@ -3,9 +3,9 @@
  * docs/contract-gaps.md): each names the field that failed and throws a ContractError with the code and
  * status the caller chose, so a response and a webhook can fail differently.
  */
-import { ContractError, type ContractCode } from '../crypto/errors';
+import { ContractError, type ContractCode } from '../errors';
 import { b64uDecode } from '../crypto/encoding';
-import { isId, isIntegerIn, MAX_KEY_VERSION } from '../crypto/rules';
+import { ID_RULE, isId, isIntegerIn, MAX_KEY_VERSION } from '../crypto/rules';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -60,7 +60,7 @@ export class Reader {
 	}
 
 	id(value: unknown, what: string): string {
-		if (!isId(value)) this.fail(`${what} must match ^[A-Za-z0-9_-]{1,128}$`);
+		if (!isId(value)) this.fail(`${what} must match ${ID_RULE.source}`);
 		return value;
 	}
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ContractError } from '../crypto/errors';
+import { ContractError } from '../errors';
 import {
 	matchV1Route,
 	parseConversationStarted,

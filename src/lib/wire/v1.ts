@@ -4,7 +4,7 @@
  * the signing proxy allows, and strict parsers of responses, error bodies and webhook events. The server's
  * upstream client and the browser's proxy client both use it, so it imports nothing of the server.
  */
-import { ContractError, isContractCode } from '../crypto/errors';
+import { codeForStatus, ContractError, isContractCode } from '../errors';
 import type { Envelope } from '../crypto/message';
 import type { Wrap } from '../crypto/wrap';
 import { parseJson, Reader } from './read';
@@ -24,6 +24,7 @@ import {
 	type RosterRecord,
 	type UploadRecord
 } from './v1-records';
+import { queryString } from '../query-string';
 
 export type { Envelope, Wrap };
 export * from './v1-records';
@@ -98,13 +99,6 @@ export interface V1Request<T> {
 	parse(json: unknown): T;
 }
 
-function query(params: Record<string, string | number | undefined>): string {
-	const search = new URLSearchParams();
-	for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
-	const text = search.toString();
-	return text ? `?${text}` : '';
-}
-
 function idSegment(value: string, what: string): string {
 	new Reader({ code: 'INVALID_INPUT' }, 'request').id(value, what);
 	return value;
@@ -131,7 +125,7 @@ const conversationPath = (conversationId: string, rest = '') => `/v1/conversatio
 export const v1 = {
 	createInvite: (input: { expiresIn?: number } = {}) => request('createInvite', '/v1/invites', input, readInvite),
 	listConversations: (input: { status?: ConversationStatus; limit?: number; cursor?: string } = {}) =>
-		request('listConversations', `/v1/conversations${query(input)}`, undefined, (value, r) => readPage(value, r, readConversation)),
+		request('listConversations', `/v1/conversations${queryString(input)}`, undefined, (value, r) => readPage(value, r, readConversation)),
 	getConversation: (conversationId: string) => request('getConversation', conversationPath(conversationId), undefined, readConversation),
 	reinvite: (conversationId: string, input: { expiresIn?: number } = {}) =>
 		request('reinvite', conversationPath(conversationId, '/reinvite'), input, readInvite),
@@ -143,7 +137,7 @@ export const v1 = {
 			readConversation
 		),
 	listMessages: (conversationId: string, input: { limit?: number; before?: string; after?: string } = {}) =>
-		request('listMessages', conversationPath(conversationId, `/messages${query(input)}`), undefined, (value, r) => {
+		request('listMessages', conversationPath(conversationId, `/messages${queryString(input)}`), undefined, (value, r) => {
 			const o = r.object(value, 'history');
 			return { data: r.array(o.data, 'data').map((item) => readHistoryItem(item, r)), hasMore: r.boolean(o.hasMore, 'hasMore') };
 		}),
@@ -222,7 +216,7 @@ export const v1 = {
 	getRoster: () => request('getRoster', '/v1/roster', undefined, readRoster),
 	uploadRoster: (roster: RosterRecord) => request('uploadRoster', '/v1/roster', roster, readRoster),
 	listDeliveries: (input: { status?: DeliveryRecord['status']; limit?: number; cursor?: string } = {}) =>
-		request('listDeliveries', `/v1/deliveries${query(input)}`, undefined, (value, r) => readPage(value, r, readDelivery)),
+		request('listDeliveries', `/v1/deliveries${queryString(input)}`, undefined, (value, r) => readPage(value, r, readDelivery)),
 	retryDelivery: (deliveryId: string) =>
 		request('retryDelivery', `/v1/deliveries/${idSegment(deliveryId, 'deliveryId')}/retry`, {}, readDelivery)
 };
@@ -265,7 +259,5 @@ export function v1ErrorFromResponse(status: number, bodyText: string): ContractE
 		// not a JSON error body: keep the status
 	}
 	if (isContractCode(code)) return new ContractError(code, message, status);
-	const fallback =
-		status === 404 ? 'NOT_FOUND' : status === 429 ? 'RATE_LIMITED' : status >= 500 ? 'UPSTREAM_UNAVAILABLE' : 'INVALID_REQUEST';
-	return new ContractError(fallback, typeof code === 'string' ? `${code}: ${message}` : message, status);
+	return new ContractError(codeForStatus(status, 'service'), typeof code === 'string' ? `${code}: ${message}` : message, status);
 }

@@ -18,7 +18,7 @@ import {
 import type { SimContext } from '../context';
 import { httpError } from '../http/io';
 import { API_KEY_RULE, apiKeyHash, newApiKey, newCompanyId, newWebhookSecret, WEBHOOK_SECRET_RULE } from '../ids';
-import { isoSeconds } from '../records';
+import { isoSeconds } from '../../lib/crypto/index';
 import type { Company, CompanyKey } from '../state';
 import { optionalString, requireWebhookUrl, type ControlRoute } from './types';
 
@@ -83,7 +83,7 @@ const createCompany: ControlRoute['run'] = (ctx, { body }) => {
 	if (!WEBHOOK_SECRET_RULE.test(webhookSecret))
 		throw httpError(400, 'INVALID_REQUEST', 'webhookSecret must be whsec_ followed by base64url of 32 bytes');
 	if (ctx.store.companyByApiKeyHash.has(apiKeyHash(apiKey)))
-		throw httpError(409, 'INVALID_REQUEST', 'this apiKey belongs to another company');
+		throw httpError(409, 'STATE_CONFLICT', 'this apiKey belongs to another company');
 	const companyId = newCompanyId();
 	const now = ctx.clock.nowMs();
 	const company: Company = {

@@ -15,7 +15,7 @@ import {
 	sendAttachment,
 	sendText
 } from '../customer/actions';
-import { isoSeconds } from '../records';
+import { isoSeconds } from '../../lib/crypto/index';
 import type { Message } from '../state';
 import { optionalString, requireField, type ControlRoute } from './types';
 

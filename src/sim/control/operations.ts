@@ -6,7 +6,8 @@
 import { isIntegerIn } from '../../lib/crypto/index';
 import { MAX_SCALE, type ClockSettings } from '../clock';
 import { httpError } from '../http/io';
-import { deliveryRecord, isoSeconds } from '../records';
+import { isoSeconds } from '../../lib/crypto/index';
+import { deliveryRecord } from '../records';
 import type { AttemptRecord, Delivery } from '../state';
 import type { FaultKind } from '../webhooks/faults';
 import { findCompany } from './companies';

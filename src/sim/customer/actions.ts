@@ -22,7 +22,7 @@ import {
 import type { SimContext } from '../context';
 import { httpError } from '../http/io';
 import { newAttachmentId, newCustomerId } from '../ids';
-import { isoSeconds } from '../records';
+import { isoSeconds } from '../../lib/crypto/index';
 import { createAttachment, storeObject } from '../service/attachments';
 import { markUserDeleted } from '../service/conversations';
 import { appendMessage, findMessage, requireWritable } from '../service/messages';
@@ -79,7 +79,7 @@ export function changeDevice(ctx: SimContext, customer: Customer, input: RedeemI
 	activeConversation(ctx, customer);
 	const resolved = resolveInvite(ctx, input);
 	if (!resolved.invite.isReinvite || resolved.invite.conversationId !== customer.conversationId) {
-		throw httpError(409, 'INVALID_REQUEST', "a device change redeems a re-invitation of the customer's own conversation");
+		throw httpError(409, 'STATE_CONFLICT', "a device change redeems a re-invitation of the customer's own conversation");
 	}
 	applyRedemption(customer, redeemOnNewDevice(ctx, resolved));
 	customer.deviceChangedAtMs = ctx.clock.nowMs();

@@ -8,7 +8,7 @@ import {
 	decryptAttachment,
 	decryptMessage,
 	encryptAttachment,
-	formatIssuedAt,
+	isoSeconds,
 	generateEd25519KeyPair,
 	generateInviteSecret,
 	generateX25519KeyPair,
@@ -325,7 +325,7 @@ describe('agent wraps only for a verified roster (contract 6.7)', () => {
 	const rosterOf = (version: number, members: typeof agents, signingKey = rosterCompany.signing.secretKey) => {
 		const body = {
 			rosterVersion: version,
-			issuedAt: formatIssuedAt(new Date()),
+			issuedAt: isoSeconds(new Date()),
 			agents: members.map((agent) => ({ agentKeyId: agent.agentKeyId, publicKey: b64uEncode(agent.keys.publicKey) }))
 		};
 		return { ...body, signature: signRoster({ companyId: rosterCompany.companyId, ...body }, signingKey) };

@@ -7,7 +7,7 @@ import { b64uDecode, isIntegerIn, MAX_KEY_VERSION, sealedWrapLength, type Wrap }
 import type { SimContext } from '../context';
 import { httpError } from '../http/io';
 import { newConversationId, newInviteId, newShortCode } from '../ids';
-import { isoSeconds } from '../records';
+import { isoSeconds } from '../../lib/crypto/index';
 import type { Company, Conversation, Invite, StoredAgentWrap } from '../state';
 import { emitConversationStarted, emitConversationUpdated } from '../webhooks/events';
 
@@ -114,9 +114,9 @@ export function createReinvitation(ctx: SimContext, conversation: Conversation, 
 export function redeemableInvite(ctx: SimContext, invite: Invite): Conversation {
 	const conversation = ctx.store.conversations.get(invite.conversationId);
 	if (!conversation) throw httpError(404, 'NOT_FOUND', 'the conversation of this invitation no longer exists');
-	if (invite.redeemedAtMs !== null) throw httpError(409, 'INVALID_REQUEST', 'this invitation was already redeemed');
-	if (invite.supersededAtMs !== null) throw httpError(410, 'INVALID_REQUEST', 'this invitation was replaced by a newer re-invitation');
-	if (invite.expiresAtMs <= ctx.clock.nowMs()) throw httpError(410, 'INVALID_REQUEST', 'this invitation has expired');
+	if (invite.redeemedAtMs !== null) throw httpError(409, 'STATE_CONFLICT', 'this invitation was already redeemed');
+	if (invite.supersededAtMs !== null) throw httpError(410, 'INVITATION_EXPIRED', 'this invitation was replaced by a newer re-invitation');
+	if (invite.expiresAtMs <= ctx.clock.nowMs()) throw httpError(410, 'INVITATION_EXPIRED', 'this invitation has expired');
 	if (conversation.userDeleted) throw httpError(410, 'USER_DELETED', 'the user of this conversation was deleted');
 	return conversation;
 }

@@ -3,7 +3,8 @@
  * read, reinvite, rewrap, read marker, typing and close.
  */
 import { httpError } from '../http/io';
-import { conversationRecord, isoSeconds } from '../records';
+import { isoSeconds } from '../../lib/crypto/index';
+import { conversationRecord } from '../records';
 import {
 	closeConversation,
 	createInvitation,

@@ -2,7 +2,7 @@
  * `/v1` message endpoints (contract 4, 4.2, 7.3; docs/contract-gaps.md §5): the history with
  * `limit`, `before` and `after`, and sending with its checks in the documented order.
  */
-import { isId } from '../../lib/crypto/index';
+import { ID_RULE, isId } from '../../lib/crypto/index';
 import { httpError } from '../http/io';
 import { messageItem } from '../records';
 import { findConversation } from '../service/conversations';
@@ -48,7 +48,7 @@ export const history: V1Handler = (ctx, request, params) => {
  */
 export const send: V1Handler = (ctx, request) => {
 	const conversationId = requireString(request.body, 'conversationId');
-	if (!isId(conversationId)) throw httpError(400, 'INVALID_REQUEST', 'conversationId must match ^[A-Za-z0-9_-]{1,128}$');
+	if (!isId(conversationId)) throw httpError(400, 'INVALID_REQUEST', `conversationId must match ${ID_RULE.source}`);
 	const contentType = request.body.contentType;
 	if (!CONTENT_TYPES.includes(contentType as (typeof CONTENT_TYPES)[number])) {
 		throw httpError(400, 'INVALID_REQUEST', 'contentType must be text or attachment');

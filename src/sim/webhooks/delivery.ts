@@ -9,7 +9,7 @@ import { concatBytes, hexEncode, utf8Encode } from '../../lib/crypto/index';
 import type { SimClock, SimTimers } from '../clock';
 import { nodeHmacSha256 } from '../hmac';
 import { newDeliveryId, newEventId } from '../ids';
-import { isoSeconds } from '../records';
+import { isoSeconds } from '../../lib/crypto/index';
 import type { AttemptRecord, Delivery, Store } from '../state';
 import { FaultBook, type AttemptFault } from './faults';
 

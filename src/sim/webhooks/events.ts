@@ -4,7 +4,7 @@
  * and `message.read`, each with `data.conversationId`.
  */
 import type { Wrap } from '../../lib/crypto/index';
-import { isoSeconds } from '../records';
+import { isoSeconds } from '../../lib/crypto/index';
 import type { Conversation, Message, StoredAgentWrap } from '../state';
 import type { WebhookDispatcher } from './delivery';
 

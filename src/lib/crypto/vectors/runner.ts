@@ -5,7 +5,7 @@
  * Unknown groups and mutations make the whole file unusable (VectorFileError), never a silent pass.
  */
 import { b64uDecode, b64uEncode } from '../encoding';
-import { codeOf } from '../errors';
+import { codeOf } from '../../errors';
 import type { ConformanceImplementation, RosterText } from './implementation';
 
 export const ATTACHMENT_CHUNK_ON_WIRE = 65_552;

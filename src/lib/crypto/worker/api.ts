@@ -7,7 +7,7 @@ import { b64uDecode } from '../encoding';
 import { checkEd25519SecretKey, fingerprintB64u, fingerprintDisplay, parseKeyFile } from '../keys';
 import { rosterStatement, verifyRoster } from '../roster';
 import { verifyRotation } from '../signatures';
-import { fail } from '../errors';
+import { fail } from '../../errors';
 import type { RosterInput } from '../roster';
 import { initCrypto } from '../sodium';
 import { requireId } from '../rules';

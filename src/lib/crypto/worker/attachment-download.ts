@@ -6,7 +6,7 @@
  */
 import { transfer } from 'comlink';
 import { AttachmentDecryptor } from '../attachment';
-import { ContractError, fail } from '../errors';
+import { ContractError, fail } from '../../errors';
 import type { DecryptedAttachment } from './types';
 
 /** Each running decryption holds up to 25 MiB of plaintext; more than this at once is a leak in the page. */

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { attachmentCiphertextLength, decryptAttachment } from '../attachment';
 import { MAX_ATTACHMENT_SIZE } from '../attachment-meta';
-import { ContractError } from '../errors';
+import { ContractError } from '../../errors';
 import { initCrypto } from '../sodium';
 import { attachmentPattern } from '../vectors/runner';
 import { encryptFile } from './attachment-upload';

@@ -6,7 +6,8 @@ import { transfer } from 'comlink';
 import { AttachmentEncryptor, buildAttachmentMeta, type AttachmentEncryption } from '../attachment';
 import { MAX_ATTACHMENT_SIZE } from '../attachment-meta';
 import { b64uEncode } from '../encoding';
-import { ContractError, fail } from '../errors';
+import { DIGEST_BYTES, KEY_BYTES, NONCE_BYTES } from '../rules';
+import { ContractError, fail } from '../../errors';
 import { ProgressReporter } from './progress';
 import type { AttachmentDetails, EncryptedAttachment, ProgressCallback } from './types';
 
@@ -17,9 +18,9 @@ const PROGRESS_SLICE = 256 * 1024;
 function placeholderEncryption(): AttachmentEncryption {
 	return {
 		ciphertext: new Uint8Array(0),
-		fileKey: new Uint8Array(32),
-		nonceBase: new Uint8Array(24),
-		digest: b64uEncode(new Uint8Array(32))
+		fileKey: new Uint8Array(KEY_BYTES),
+		nonceBase: new Uint8Array(NONCE_BYTES),
+		digest: b64uEncode(new Uint8Array(DIGEST_BYTES))
 	};
 }
 

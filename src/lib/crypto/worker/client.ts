@@ -4,7 +4,7 @@
  * `ContractError` thrown in the worker arrives here as a `ContractError` with its code.
  */
 import { proxy, transfer, wrap, type Remote } from 'comlink';
-import { ContractError } from '../errors';
+import { ContractError } from '../../errors';
 import type { RosterText } from '../vectors/implementation';
 import type { CryptoWorkerApi } from './api';
 import { ProgressReporter } from './progress';

@@ -4,7 +4,7 @@
  * encryption of a reply as the company, with a fresh nonce and a `srv_` id.
  */
 import { parseReceivedAttachmentMeta } from '../attachment-meta';
-import { fail } from '../errors';
+import { fail } from '../../errors';
 import { decryptMessage, encryptMessage, newClientMessageId, type Envelope } from '../message';
 import { requireId } from '../rules';
 import { failureOutcome } from './outcome';

@@ -4,7 +4,7 @@
  * the agent key. `lock()` wipes all of them.
  */
 import { b64uEncode, constantTimeEqual } from '../encoding';
-import { fail } from '../errors';
+import { fail } from '../../errors';
 import { sodium } from '../sodium';
 import type { KeyInfo, OpenedKey } from '../../keystore/keystore';
 import type { KeyKind } from '../../keystore/schema';

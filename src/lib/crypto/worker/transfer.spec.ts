@@ -1,6 +1,6 @@
 import { expose, wrap } from 'comlink';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ContractError } from '../errors';
+import { ContractError } from '../../errors';
 import { installTransferHandlers } from './transfer';
 
 installTransferHandlers();
@@ -10,7 +10,7 @@ const thrower = {
 		throw new ContractError('KEY_MISMATCH', 'the wrap belongs to another conversation');
 	},
 	http: async () => {
-		throw new ContractError('NOT_FOUND', 'no such conversation', 404);
+		throw new ContractError('NOT_FOUND', 'no such conversation');
 	},
 	plain: () => {
 		throw new TypeError('something broke');

@@ -4,7 +4,7 @@
  * where comlink's default would keep only the message.
  */
 import { transferHandlers, type TransferHandler } from 'comlink';
-import { ContractError, type ContractCode } from '../errors';
+import { ContractError, type ContractCode } from '../../errors';
 
 /** What comlink hands the `throw` handler: the thrown value, wrapped. */
 interface Thrown {

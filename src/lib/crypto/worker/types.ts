@@ -4,7 +4,7 @@
  * import them without loading the crypto core.
  */
 import type { AttachmentMeta } from '../attachment-meta';
-import type { ContractCode } from '../errors';
+import type { ContractCode } from '../../errors';
 import type { SenderType } from '../message';
 import type { KeyInfo } from '../../keystore/keystore';
 import type { KeyKind } from '../../keystore/schema';

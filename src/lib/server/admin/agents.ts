@@ -16,7 +16,7 @@ import {
 	type Account
 } from '../db/accounts';
 import { createAgentInvitation, lockInvitationByToken, markInvitationUsed } from '../db/agent-invitations';
-import { isoSeconds } from '../db/conversations';
+import { isoSeconds } from '../../crypto/rules';
 import { latestStoredRoster } from '../db/rosters';
 import { deleteSessionsOf } from '../auth/sessions';
 import type { Inbox } from '../inbox';
@@ -41,9 +41,9 @@ export async function listAgents(inbox: Inbox): Promise<AdminAgent[]> {
 }
 
 async function otherAccount(inbox: Inbox, admin: Account, accountId: string, action: string): Promise<Account> {
-	if (accountId === admin.accountId) throw new ContractError('INVALID_REQUEST', `you cannot ${action} your own account`, 409);
+	if (accountId === admin.accountId) throw new ContractError('STATE_CONFLICT', `you cannot ${action} your own account`);
 	const account = await getAccount(inbox.db, accountId);
-	if (!account) throw new ContractError('NOT_FOUND', `no account ${accountId}`, 404);
+	if (!account) throw new ContractError('NOT_FOUND', `no account ${accountId}`);
 	return account;
 }
 
@@ -75,7 +75,7 @@ export async function removeAgent(inbox: Inbox, admin: Account, accountId: strin
 
 export async function resetAgentKey(inbox: Inbox, admin: Account, accountId: string): Promise<void> {
 	const account = await getAccount(inbox.db, accountId);
-	if (!account) throw new ContractError('NOT_FOUND', `no account ${accountId}`, 404);
+	if (!account) throw new ContractError('NOT_FOUND', `no account ${accountId}`);
 	await clearAgentKey(inbox.db, accountId);
 	inbox.sessionCache.dropAccount(accountId);
 	await recordAudit(
@@ -89,10 +89,10 @@ export async function resetAgentKey(inbox: Inbox, admin: Account, accountId: str
 export async function inviteAgent(inbox: Inbox, admin: Account, body: Record<string, unknown>): Promise<AgentInvitation> {
 	const { displayName, role, validForHours } = body;
 	if (typeof displayName !== 'string' || displayName.trim().length === 0 || displayName.length > 100)
-		throw new ContractError('INVALID_REQUEST', 'displayName must be 1 to 100 characters', 400);
-	if (role !== 'agent' && role !== 'admin') throw new ContractError('INVALID_REQUEST', 'role must be agent or admin', 400);
+		throw new ContractError('INVALID_REQUEST', 'displayName must be 1 to 100 characters');
+	if (role !== 'agent' && role !== 'admin') throw new ContractError('INVALID_REQUEST', 'role must be agent or admin');
 	if (typeof validForHours !== 'number' || !Number.isInteger(validForHours) || validForHours < 1 || validForHours > 168)
-		throw new ContractError('INVALID_REQUEST', 'validForHours must be an integer from 1 to 168', 400);
+		throw new ContractError('INVALID_REQUEST', 'validForHours must be an integer from 1 to 168');
 	const request: AgentInvitationRequest = { displayName: displayName.trim(), role, validForHours };
 	const now = new Date(inbox.now());
 	const { invitation, token } = await createAgentInvitation(
@@ -127,14 +127,14 @@ export async function inviteAgent(inbox: Inbox, admin: Account, body: Record<str
 export async function joinWithInvitation(inbox: Inbox, body: Record<string, unknown>): Promise<Account> {
 	const { token } = body;
 	if (typeof token !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(token))
-		throw new ContractError('NOT_FOUND', 'this invitation link is not valid', 404);
+		throw new ContractError('NOT_FOUND', 'this invitation link is not valid');
 	const now = new Date(inbox.now());
 	// Checked before the slow password hash, and again inside the transaction that spends the link.
 	const usable = async (tx = inbox.db as Parameters<typeof lockInvitationByToken>[0]) => {
 		const invitation = await lockInvitationByToken(tx, token);
-		if (!invitation) throw new ContractError('NOT_FOUND', 'this invitation link is not valid', 404);
+		if (!invitation) throw new ContractError('NOT_FOUND', 'this invitation link is not valid');
 		if (invitation.usedAt || invitation.expiresAt <= now)
-			throw new ContractError('INVITATION_EXPIRED', 'this invitation link was already used or has expired; ask for a new one', 410);
+			throw new ContractError('INVITATION_EXPIRED', 'this invitation link was already used or has expired; ask for a new one');
 		return invitation;
 	};
 	const invitation = await usable();

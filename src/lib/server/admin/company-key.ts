@@ -47,14 +47,13 @@ export async function startRotation(inbox: Inbox): Promise<PendingRotation> {
 /** Step 2: the signed statement makes the pending pair current. */
 export async function confirmRotation(inbox: Inbox, body: Record<string, unknown>): Promise<ConfirmedRotation> {
 	const unknown = Object.keys(body).filter((key) => key !== 'toKeyVersion' && key !== 'rotationSignature');
-	if (unknown.length) throw new ContractError('INVALID_REQUEST', `unknown fields: ${unknown.join(', ')}`, 400);
+	if (unknown.length) throw new ContractError('INVALID_REQUEST', `unknown fields: ${unknown.join(', ')}`);
 	const companyId = await companyIdOf(inbox);
 	const rotation = await pendingRotation(inbox.config.keysDir, { create: false });
 	if (!rotation || body.toKeyVersion !== rotation.toKeyVersion) {
 		throw new ContractError(
-			'INVALID_REQUEST',
-			rotation ? `the pending rotation is to version ${rotation.toKeyVersion}` : 'no rotation is pending',
-			409
+			'STATE_CONFLICT',
+			rotation ? `the pending rotation is to version ${rotation.toKeyVersion}` : 'no rotation is pending'
 		);
 	}
 	verifyRotation({ companyId, ...rotation }, body.rotationSignature, (await inbox.companyKeys()).signingPublicKey);

@@ -2,21 +2,21 @@
  * The company's id at the service, which roster and rotation statements name (contract 6.6, 6.7):
  * `SERVICE_COMPANY_ID`, or else the `companyId` of the newest verified webhook (contract-gaps §9).
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import type { Inbox } from '../inbox';
+import { isId } from '../../crypto/rules';
 
 export async function companyIdOf(inbox: Pick<Inbox, 'config' | 'db'>): Promise<string> {
 	if (inbox.config.serviceCompanyId) return inbox.config.serviceCompanyId;
 	const [row] = await inbox.db.query<{ raw_body: string }>('select raw_body from webhook_events order by seq desc limit 1');
 	try {
 		const companyId = row ? (JSON.parse(row.raw_body) as { companyId?: unknown }).companyId : undefined;
-		if (typeof companyId === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(companyId)) return companyId;
+		if (isId(companyId)) return companyId;
 	} catch {
 		// a stored body is verified JSON; anything else counts as no id
 	}
 	throw new ContractError(
 		'MANUAL_STEP_REQUIRED',
-		"the inbox does not know the company's id yet: set SERVICE_COMPANY_ID to the id from the service portal",
-		409
+		"the inbox does not know the company's id yet: set SERVICE_COMPANY_ID to the id from the service portal"
 	);
 }

@@ -8,12 +8,13 @@
  * body are stored before the first attempt, so a retry, also after a crash, repeats the same request.
  * Resumable: running jobs continue when the server starts. Up to `concurrency` uploads are in flight.
  */
-import { ContractError } from '../../crypto/errors';
+import pMap from 'p-map';
+import { ContractError } from '../../errors';
 import { b64uDecode } from '../../crypto/encoding';
 import { openConversationKey, sealConversationKey, type Wrap } from '../../crypto/wrap';
 import { parseAgentWrapsUpload, v1, type V1Request } from '../../wire/v1';
 import { coalesce } from '../coalesce';
-import { isoSeconds } from '../db/conversations';
+import { isoSeconds } from '../../crypto/rules';
 import type { Queryable } from '../db/database';
 import type { ConversationServices } from '../conversations/rewrap';
 import {
@@ -258,15 +259,15 @@ export class GrantRunner {
 		const completed: { operationKey: string; status: number }[] = [];
 		const granted: { conversationId: string; agentKeyId: string; rosterVersion: number; wrap: Wrap }[] = [];
 		let stoppedBy: string | null = null;
-		let next = 0;
-		const worker = async () => {
-			while (next < prepared.length && stoppedBy === null && !this.stopping) {
-				const { item, request } = prepared[next++];
+		await pMap(
+			prepared,
+			async ({ item, request }) => {
+				if (stoppedBy !== null || this.stopping) return;
 				const operationKey = grantOperationKey(job.jobId, item.conversationId);
 				const operation = operations.get(operationKey);
 				if (!operation?.body) {
 					settled.push({ conversationId: item.conversationId, error: 'the upload could not be stored before sending it' });
-					continue;
+					return;
 				}
 				try {
 					const result = await upstream.performStored(operation, request);
@@ -287,9 +288,9 @@ export class GrantRunner {
 						settled.push({ conversationId: item.conversationId, error: errorText(error) });
 					}
 				}
-			}
-		};
-		await Promise.all(Array.from({ length: Math.min(this.concurrency, prepared.length) }, worker));
+			},
+			{ concurrency: this.concurrency }
+		);
 		const now = new Date(this.options.now());
 		await db.transaction(async (tx) => {
 			await settleGrantItems(tx, job.jobId, settled, now);

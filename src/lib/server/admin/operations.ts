@@ -3,9 +3,9 @@
  * retry operation (contract 4, contract-gaps §9), the events this inbox received with their processing
  * state (contract 5.2), and the conversations' trust states (contract 6.3).
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { v1, type DeliveryRecord } from '../../wire/v1';
-import { isoSeconds } from '../db/conversations';
+import { isoSeconds } from '../../crypto/rules';
 import { newIdempotencyKey } from '../db/operations';
 import type { Inbox } from '../inbox';
 import type { Trust } from '../../inbox-api/records';
@@ -15,7 +15,7 @@ const DELIVERY_STATUSES: readonly DeliveryRecord['status'][] = ['pending', 'succ
 
 function one(search: URLSearchParams, name: string): string | undefined {
 	const values = search.getAll(name);
-	if (values.length > 1) throw new ContractError('INVALID_REQUEST', `${name} appears more than once`, 400);
+	if (values.length > 1) throw new ContractError('INVALID_REQUEST', `${name} appears more than once`);
 	return values[0];
 }
 
@@ -23,14 +23,14 @@ function integer(search: URLSearchParams, name: string, min: number, max: number
 	const value = one(search, name);
 	if (value === undefined) return fallback;
 	if (!/^[0-9]{1,15}$/.test(value) || Number(value) < min || Number(value) > max)
-		throw new ContractError('INVALID_REQUEST', `${name} must be an integer from ${min} to ${max}`, 400);
+		throw new ContractError('INVALID_REQUEST', `${name} must be an integer from ${min} to ${max}`);
 	return Number(value);
 }
 
 function choice<T extends string>(search: URLSearchParams, name: string, allowed: readonly T[]): T | undefined {
 	const value = one(search, name);
 	if (value !== undefined && !allowed.includes(value as T))
-		throw new ContractError('INVALID_REQUEST', `${name} must be one of ${allowed.join(', ')}`, 400);
+		throw new ContractError('INVALID_REQUEST', `${name} must be one of ${allowed.join(', ')}`);
 	return value as T | undefined;
 }
 

@@ -4,7 +4,7 @@
  * simulator's portal is its control API (docs/simulator.md), which the inbox drives itself when the
  * service it talks to is a simulator on this machine.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { isLoopbackHost } from '../config';
 
 export interface PortalKeyEntry {
@@ -30,7 +30,7 @@ export class ServicePortal {
 				return response.ok && ((await response.json().catch(() => ({}))) as { ok?: unknown }).ok === true;
 			} catch (error) {
 				this.detected = undefined;
-				throw new ContractError('UPSTREAM_UNAVAILABLE', `the service could not be reached: ${(error as Error).message}`, 503);
+				throw new ContractError('UPSTREAM_UNAVAILABLE', `the service could not be reached: ${(error as Error).message}`);
 			}
 		})();
 		return this.detected;
@@ -46,7 +46,7 @@ export class ServicePortal {
 				signal: AbortSignal.timeout(10_000)
 			});
 		} catch (error) {
-			throw new ContractError('UPSTREAM_UNAVAILABLE', `the simulator's portal could not be reached: ${(error as Error).message}`, 503);
+			throw new ContractError('UPSTREAM_UNAVAILABLE', `the simulator's portal could not be reached: ${(error as Error).message}`);
 		}
 		const answer = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
 		if (!response.ok) {

@@ -7,7 +7,7 @@
 import { ContractError, validateRoster, verifyRoster, type RosterAgent } from '../../crypto/index';
 import { v1 } from '../../wire/v1';
 import { listAccounts, type Account } from '../db/accounts';
-import { isoSeconds } from '../db/conversations';
+import { isoSeconds } from '../../crypto/rules';
 import { createGrantJob, newGrantJobId, supersedeGrantJobs, unfinishedGrantJobs, type GrantJob } from '../db/grant-jobs';
 import { latestStoredRoster, listRosters, storeRoster, type StoredRoster } from '../db/rosters';
 import type { Inbox } from '../inbox';
@@ -29,18 +29,17 @@ const AGENT_FIELDS = ['agentKeyId', 'publicKey'];
 
 function refuseUnknownFields(value: Record<string, unknown>, allowed: readonly string[], where: string): void {
 	const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
-	if (unknown.length)
-		throw new ContractError('INVALID_REQUEST', `${where} has fields the roster does not know: ${unknown.join(', ')}`, 400);
+	if (unknown.length) throw new ContractError('INVALID_REQUEST', `${where} has fields the roster does not know: ${unknown.join(', ')}`);
 }
 
 /** The body of `POST /api/admin/roster`, with exactly the roster's fields (contract 2.9, contract-gaps §7). */
 export function readRosterBody(body: Record<string, unknown>): SignedRosterUpload {
 	refuseUnknownFields(body, ROSTER_FIELDS, 'the roster');
-	for (const field of ROSTER_FIELDS) if (body[field] === undefined) throw new ContractError('INVALID_REQUEST', `${field} is required`, 400);
-	if (!Array.isArray(body.agents)) throw new ContractError('INVALID_REQUEST', 'agents must be a list', 400);
+	for (const field of ROSTER_FIELDS) if (body[field] === undefined) throw new ContractError('INVALID_REQUEST', `${field} is required`);
+	if (!Array.isArray(body.agents)) throw new ContractError('INVALID_REQUEST', 'agents must be a list');
 	for (const [index, agent] of body.agents.entries()) {
 		if (typeof agent !== 'object' || agent === null || Array.isArray(agent))
-			throw new ContractError('INVALID_REQUEST', `agents[${index}] must be an object`, 400);
+			throw new ContractError('INVALID_REQUEST', `agents[${index}] must be an object`);
 		refuseUnknownFields(agent as Record<string, unknown>, AGENT_FIELDS, `agents[${index}]`);
 	}
 	return {
@@ -178,8 +177,7 @@ export async function acceptRoster(inbox: Inbox, admin: Account, body: Record<st
 	if (input.rosterVersion !== expected) {
 		throw new ContractError(
 			'ROSTER_VERSION_CONFLICT',
-			`rosterVersion must be ${expected} (the latest accepted + 1), got ${input.rosterVersion}`,
-			409
+			`rosterVersion must be ${expected} (the latest accepted + 1), got ${input.rosterVersion}`
 		);
 	}
 	const record = { rosterVersion: input.rosterVersion, issuedAt: input.issuedAt, agents, signature: input.signature };

@@ -3,7 +3,7 @@
  * `actor` (account id), `before` / `after` (entry numbers) and `limit`; every entry comes with its hashes,
  * so the page verifies the chain itself.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { listAuditEntries } from '../db/audit';
 import { json } from '../http/responses';
 import { requireSession, route } from './event';
@@ -15,7 +15,7 @@ function integerParameter(search: URLSearchParams, name: string, max: number): n
 	const value = search.get(name);
 	if (value === null) return undefined;
 	if (!/^[0-9]{1,15}$/.test(value) || Number(value) > max) {
-		throw new ContractError('INVALID_REQUEST', `${name} must be an integer from 0 to ${max}`, 400);
+		throw new ContractError('INVALID_REQUEST', `${name} must be an integer from 0 to ${max}`);
 	}
 	return Number(value);
 }
@@ -23,7 +23,7 @@ function integerParameter(search: URLSearchParams, name: string, max: number): n
 function textParameter(search: URLSearchParams, name: string): string | undefined {
 	const value = search.get(name);
 	if (value === null || value === '') return undefined;
-	if (value.length > 128) throw new ContractError('INVALID_REQUEST', `${name} must be at most 128 characters`, 400);
+	if (value.length > 128) throw new ContractError('INVALID_REQUEST', `${name} must be at most 128 characters`);
 	return value;
 }
 
@@ -32,14 +32,14 @@ export const getAudit = route(async (event, inbox) => {
 	const search = event.url.searchParams;
 	for (const name of search.keys()) {
 		if (!PARAMETERS.has(name) || search.getAll(name).length > 1) {
-			throw new ContractError('INVALID_REQUEST', `unknown or repeated parameter ${name.slice(0, 64)}`, 400);
+			throw new ContractError('INVALID_REQUEST', `unknown or repeated parameter ${name.slice(0, 64)}`);
 		}
 	}
 	const before = integerParameter(search, 'before', Number.MAX_SAFE_INTEGER);
 	const after = integerParameter(search, 'after', Number.MAX_SAFE_INTEGER);
-	if (before !== undefined && after !== undefined) throw new ContractError('INVALID_REQUEST', 'give before or after, not both', 400);
+	if (before !== undefined && after !== undefined) throw new ContractError('INVALID_REQUEST', 'give before or after, not both');
 	const limit = integerParameter(search, 'limit', 500) ?? 100;
-	if (limit < 1) throw new ContractError('INVALID_REQUEST', 'limit must be an integer from 1 to 500', 400);
+	if (limit < 1) throw new ContractError('INVALID_REQUEST', 'limit must be an integer from 1 to 500');
 	const data = await listAuditEntries(inbox.db, {
 		action: textParameter(search, 'action'),
 		actorId: textParameter(search, 'actor'),

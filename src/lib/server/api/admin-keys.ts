@@ -2,7 +2,7 @@
  * Company key and webhook secret rotation for admins (contract 5.1 rule 4, 6.6, 8; docs/inbox-api.md
  * "Administration"). The webhook secret itself never leaves the server.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { companyIdOf } from '../admin/company';
 import { companyKeyOverview, confirmRotation, startRotation } from '../admin/company-key';
 import { recordAudit } from '../audit/record';
@@ -37,8 +37,7 @@ export const postWebhookSecretRotation = route(async (event, inbox) => {
 	if (!(await inbox.portal.isSimulator())) {
 		throw new ContractError(
 			'MANUAL_STEP_REQUIRED',
-			'rotate the secret in the service portal, then set SERVICE_WEBHOOK_SECRET to the new secret, SERVICE_WEBHOOK_SECRET_PREVIOUS to the old one and SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL to the end of the overlap the portal gave, and restart',
-			409
+			'rotate the secret in the service portal, then set SERVICE_WEBHOOK_SECRET to the new secret, SERVICE_WEBHOOK_SECRET_PREVIOUS to the old one and SERVICE_WEBHOOK_SECRET_PREVIOUS_UNTIL to the end of the overlap the portal gave, and restart'
 		);
 	}
 	const companyId = await companyIdOf(inbox);

@@ -3,7 +3,7 @@
  * latest, the history and the next roster to sign; the upload of a roster signed in the page; the grant
  * jobs it starts, their progress, and resuming a failed one.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { announceGrantProgress, grantJobView } from '../admin/grants';
 import { acceptRoster, rosterOverview } from '../admin/roster';
 import { getGrantJob, listGrantJobs, reopenGrantJob } from '../db/grant-jobs';
@@ -34,7 +34,7 @@ export const getOneGrantJob = route(async (event, inbox) => {
 	requireSession(event, 'admin');
 	const jobId = idParam(event, 'jobId');
 	const job = await getGrantJob(inbox.db, jobId);
-	if (!job) throw new ContractError('NOT_FOUND', `no grant job ${jobId}`, 404);
+	if (!job) throw new ContractError('NOT_FOUND', `no grant job ${jobId}`);
 	return json(grantJobView(job));
 });
 
@@ -43,14 +43,13 @@ export const resumeGrantJob = route(async (event, inbox) => {
 	await readJsonObject(event.request, 4 * 1024);
 	const jobId = idParam(event, 'jobId');
 	const job = await getGrantJob(inbox.db, jobId);
-	if (!job) throw new ContractError('NOT_FOUND', `no grant job ${jobId}`, 404);
-	if (job.state !== 'failed') throw new ContractError('INVALID_REQUEST', `the job is ${job.state}; only a failed job is resumed`, 409);
+	if (!job) throw new ContractError('NOT_FOUND', `no grant job ${jobId}`);
+	if (job.state !== 'failed') throw new ContractError('STATE_CONFLICT', `the job is ${job.state}; only a failed job is resumed`);
 	const latest = await latestStoredRoster(inbox.db);
 	if (latest?.rosterVersion !== job.rosterVersion) {
 		throw new ContractError(
 			'ROSTER_VERSION_CONFLICT',
-			`the job grants roster ${job.rosterVersion}; roster ${latest?.rosterVersion} replaced it`,
-			409
+			`the job grants roster ${job.rosterVersion}; roster ${latest?.rosterVersion} replaced it`
 		);
 	}
 	const now = new Date(inbox.now());
@@ -59,7 +58,7 @@ export const resumeGrantJob = route(async (event, inbox) => {
 		if (updated) await announceGrantProgress(tx, updated, now);
 		return updated;
 	});
-	if (!reopened) throw new ContractError('INVALID_REQUEST', 'the job was taken over by a newer roster', 409);
+	if (!reopened) throw new ContractError('STATE_CONFLICT', 'the job was taken over by a newer roster');
 	inbox.log.info('grant job resumed', { job: jobId, by: account.accountId });
 	inbox.grants.wake();
 	return json(grantJobView(reopened));

@@ -2,7 +2,7 @@
  * `PUT /api/agent-key` (docs/inbox-api.md §3): the agent's X25519 public key and `agentKeyId`
  * (contract 2.9), registered when the browser's worker creates the key. The server never sees a secret key.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { b64uDecodeLength } from '../../crypto/encoding';
 import { requireAgentKeyId } from '../../crypto/rules';
 import { registerAgentKey } from '../db/accounts';
@@ -16,7 +16,7 @@ export const putAgentKey = route(async (event, inbox) => {
 	const agentKeyId = requireAgentKeyId(body.agentKeyId);
 	b64uDecodeLength(body.publicKey, 32, 'publicKey');
 	if (body.replace !== undefined && typeof body.replace !== 'boolean')
-		throw new ContractError('INVALID_REQUEST', 'replace must be true or false', 400);
+		throw new ContractError('INVALID_REQUEST', 'replace must be true or false');
 	const account = await registerAgentKey(
 		inbox.db,
 		{ accountId: session.account.accountId, agentKeyId, publicKey: body.publicKey as string, replace: body.replace === true },

@@ -3,7 +3,7 @@
  * calling account sees them, the envelopes stored as received, re-invitations, and the explicit
  * confirmation of an unverified re-invitation's rewrap.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { CONVERSATION_STATUSES, type ConversationStatus } from '../../wire/v1';
 import { requireConversationAccess } from '../conversations/access';
@@ -19,7 +19,7 @@ function queryInteger(event: ApiEvent, name: string, min: number, max: number, f
 	const values = event.url.searchParams.getAll(name);
 	if (values.length === 0) return fallback;
 	if (values.length > 1 || !/^[0-9]{1,9}$/.test(values[0]) || Number(values[0]) < min || Number(values[0]) > max) {
-		throw new ContractError('INVALID_REQUEST', `${name} must be an integer from ${min} to ${max}`, 400);
+		throw new ContractError('INVALID_REQUEST', `${name} must be an integer from ${min} to ${max}`);
 	}
 	return Number(values[0]);
 }
@@ -27,7 +27,7 @@ function queryInteger(event: ApiEvent, name: string, min: number, max: number, f
 function queryChoice<T extends string>(event: ApiEvent, name: string, allowed: readonly T[]): T | undefined {
 	const value = event.url.searchParams.get(name);
 	if (value === null) return undefined;
-	if (!allowed.includes(value as T)) throw new ContractError('INVALID_REQUEST', `${name} must be one of ${allowed.join(', ')}`, 400);
+	if (!allowed.includes(value as T)) throw new ContractError('INVALID_REQUEST', `${name} must be one of ${allowed.join(', ')}`);
 	return value as T;
 }
 
@@ -38,7 +38,7 @@ function readCursor(cursor: string | null): { lastActivityAt: string; conversati
 		if (Number.isNaN(Date.parse(lastActivityAt)) || typeof conversationId !== 'string') throw new Error('shape');
 		return { lastActivityAt, conversationId };
 	} catch {
-		throw new ContractError('INVALID_REQUEST', 'cursor is not one this inbox gave out', 400);
+		throw new ContractError('INVALID_REQUEST', 'cursor is not one this inbox gave out');
 	}
 }
 
@@ -60,7 +60,7 @@ export const getConversation = route(async (event, inbox) => {
 	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
 	const view = await getConversationView(inbox.db, account, conversationId);
-	if (!view) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`, 404);
+	if (!view) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`);
 	return json(view);
 });
 
@@ -81,7 +81,7 @@ export function idempotencyKeyOf(request: Request): string | undefined {
 	const key = request.headers.get('idempotency-key');
 	if (key === null) return undefined;
 	if (!/^[\x21-\x7e]{1,128}$/.test(key))
-		throw new ContractError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 128 printable ASCII characters', 400);
+		throw new ContractError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 128 printable ASCII characters');
 	return key;
 }
 

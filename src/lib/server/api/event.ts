@@ -3,7 +3,7 @@
  * session and role checks of docs/inbox-api.md §1, and the wrapper that turns any failure into the
  * JSON error body.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import type { Role } from '../db/accounts';
 import { asContractError } from '../db/errors';
 import { errorResponse } from '../http/responses';
@@ -11,6 +11,7 @@ import type { Inbox } from '../inbox';
 import { errorText } from '../log';
 import { inbox } from '../runtime';
 import type { Session } from '../auth/sessions';
+import { ID_RULE } from '../../crypto/rules';
 
 export interface CookieOptions {
 	path: string;
@@ -39,8 +40,8 @@ export type ApiHandler = (event: ApiEvent, inbox: Inbox) => Promise<Response>;
 /** The caller's session; `401 UNAUTHENTICATED` without one, `403 FORBIDDEN` when `role` is admin and the account is not. */
 export function requireSession(event: ApiEvent, role: Role = 'agent'): Session {
 	const session = event.locals.session;
-	if (!session) throw new ContractError('UNAUTHENTICATED', 'log in first', 401);
-	if (role === 'admin' && session.account.role !== 'admin') throw new ContractError('FORBIDDEN', 'this needs an admin account', 403);
+	if (!session) throw new ContractError('UNAUTHENTICATED', 'log in first');
+	if (role === 'admin' && session.account.role !== 'admin') throw new ContractError('FORBIDDEN', 'this needs an admin account');
 	return session;
 }
 
@@ -63,6 +64,6 @@ export function route(handler: ApiHandler): (event: ApiEvent) => Promise<Respons
 /** A path parameter that must be an id of the contract (1.1); `404 NOT_FOUND` otherwise, as nothing can have that id. */
 export function idParam(event: ApiEvent, name: string): string {
 	const value = event.params[name] ?? '';
-	if (!/^[A-Za-z0-9_-]{1,128}$/.test(value)) throw new ContractError('NOT_FOUND', `no ${name} ${JSON.stringify(value.slice(0, 140))}`, 404);
+	if (!ID_RULE.test(value)) throw new ContractError('NOT_FOUND', `no ${name} ${JSON.stringify(value.slice(0, 140))}`);
 	return value;
 }

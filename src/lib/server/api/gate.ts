@@ -8,7 +8,7 @@
  *     before anything is derived from it: a flood of large unauthenticated bodies costs a read, no scan;
  *  5. the body must not carry the signing secret (scanned with a bounded number of key derivations).
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { SESSION_COOKIE, type Session } from '../auth/sessions';
 import type { Inbox } from '../inbox';
 import { readBodyBytes } from '../http/responses';
@@ -29,7 +29,7 @@ export interface GateEvent {
 export async function passGate(inbox: Inbox, event: GateEvent): Promise<Session | undefined> {
 	const changes = !SAFE_METHODS.has(event.request.method);
 	if (changes && event.request.headers.get('origin') !== inbox.config.origin) {
-		throw new ContractError('ORIGIN_REJECTED', `requests that change something must come from ${inbox.config.origin}`, 403);
+		throw new ContractError('ORIGIN_REJECTED', `requests that change something must come from ${inbox.config.origin}`);
 	}
 	const { signingPublicKey } = await inbox.companyKeys();
 	refuseSigningSecretInRequestLine(event.url, event.request.headers, signingPublicKey);

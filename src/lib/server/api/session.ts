@@ -2,7 +2,7 @@
  * Login, session and logout (docs/inbox-api.md §2): Argon2id verification in the worker thread, rate
  * limiting per address and per username, an HttpOnly SameSite=Strict cookie (Secure outside localhost).
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { recordAudit } from '../audit/record';
 import { findAccountForLogin } from '../db/accounts';
 import { originIsLocalHttp } from '../config';
@@ -19,7 +19,7 @@ function cookieOptions(origin: string) {
 function text(body: Record<string, unknown>, field: string, max: number): string {
 	const value = body[field];
 	if (typeof value !== 'string' || value.length === 0 || value.length > max) {
-		throw new ContractError('INVALID_REQUEST', `${field} must be a non-empty string of at most ${max} characters`, 400);
+		throw new ContractError('INVALID_REQUEST', `${field} must be a non-empty string of at most ${max} characters`);
 	}
 	return value;
 }
@@ -54,7 +54,7 @@ export const login = route(async (event: ApiEvent, inbox) => {
 			new Date(inbox.now())
 		);
 		inbox.log.warn('login failed', { address });
-		throw new ContractError('INVALID_CREDENTIALS', 'the username or the password is wrong', 401);
+		throw new ContractError('INVALID_CREDENTIALS', 'the username or the password is wrong');
 	}
 	const expiresAt = await startSession(event, inbox, found.account.accountId);
 	await recordAudit(inbox.db, { actor: found.account, action: 'session.login', details: { address } }, new Date(inbox.now()));

@@ -4,7 +4,7 @@
  * conversation is sealed for. Anyone else is refused with `403 NO_CONVERSATION_ACCESS`: a re-invitation
  * or a rewrap approval would otherwise hand the history to whoever asks.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { latestAcceptedRoster } from '../admin/roster';
 import type { Account } from '../db/accounts';
 import type { Queryable } from '../db/database';
@@ -44,7 +44,6 @@ export async function requireConversationAccess(inbox: Inbox, account: Account, 
 	}
 	throw new ContractError(
 		'NO_CONVERSATION_ACCESS',
-		'only an admin or an agent of the latest roster who holds this conversation’s key may do this',
-		403
+		'only an admin or an agent of the latest roster who holds this conversation’s key may do this'
 	);
 }

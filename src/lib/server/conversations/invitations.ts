@@ -5,7 +5,7 @@
  * same invitation and the same secret.
  */
 import { randomUUID } from 'node:crypto';
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { buildInviteLink, generateInviteSecret } from '../../crypto/invite';
 import { v1, type InviteRecord } from '../../wire/v1';
@@ -35,11 +35,7 @@ export function readExpiresIn(body: Record<string, unknown>): number | undefined
 	const value = body.expiresIn;
 	if (value === undefined) return undefined;
 	if (typeof value !== 'number' || !Number.isInteger(value) || value < MIN_INVITE_SECONDS || value > MAX_INVITE_SECONDS) {
-		throw new ContractError(
-			'INVALID_REQUEST',
-			`expiresIn must be an integer from ${MIN_INVITE_SECONDS} to ${MAX_INVITE_SECONDS} seconds`,
-			400
-		);
+		throw new ContractError('INVALID_REQUEST', `expiresIn must be an integer from ${MIN_INVITE_SECONDS} to ${MAX_INVITE_SECONDS} seconds`);
 	}
 	return value;
 }
@@ -59,7 +55,7 @@ export async function createInvitation(
 		: `${kind}:${randomUUID()}`;
 	const { value: record } = await options.upstream.perform(operationKey, request, INTERACTIVE_RETRY);
 	if (input.conversationId !== undefined && record.conversationId !== input.conversationId) {
-		throw new ContractError('INVALID_RESPONSE', 'the re-invitation names another conversation', 502);
+		throw new ContractError('INVALID_RESPONSE', 'the re-invitation names another conversation');
 	}
 
 	const now = new Date(options.now());

@@ -5,7 +5,7 @@
  * when the binding verified and the team's policy lets it be; otherwise someone with access approves
  * first (with the second-person policy, not the one who re-invited); never after BINDING_INVALID.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { b64uDecode } from '../../crypto/encoding';
 import { openConversationKey, sealConversationKey } from '../../crypto/wrap';
 import { v1 } from '../../wire/v1';
@@ -74,7 +74,7 @@ export class RewrapWorker {
 		const now = new Date(this.options.now());
 		await this.options.db.transaction(async (tx) => {
 			const state = await lockConversation(tx, conversationId);
-			if (!state) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`, 404);
+			if (!state) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`);
 			if (state.trust === 'binding_invalid' || state.rewrapState === 'blocked') {
 				throw new ContractError(
 					'BINDING_INVALID',
@@ -83,13 +83,12 @@ export class RewrapWorker {
 				);
 			}
 			if (state.status !== 'awaiting_key' || !['needs_confirmation', 'failed', 'queued'].includes(state.rewrapState)) {
-				throw new ContractError('CONVERSATION_NOT_AWAITING_KEY', 'the conversation is not waiting for a rewrap', 409);
+				throw new ContractError('CONVERSATION_NOT_AWAITING_KEY', 'the conversation is not waiting for a rewrap');
 			}
 			if (state.rewrapState === 'needs_confirmation' && state.rewrapRequestedBy === account.accountId) {
 				throw new ContractError(
 					'SECOND_PERSON_REQUIRED',
-					'you re-invited this customer: another agent with access, or an admin, must approve the rewrap',
-					403
+					'you re-invited this customer: another agent with access, or an admin, must approve the rewrap'
 				);
 			}
 			if (state.rewrapState === 'needs_confirmation') {

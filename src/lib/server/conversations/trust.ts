@@ -4,7 +4,7 @@
  * (the user's key may have been substituted), `unverified` without a binding. The secret that matched,
  * and the secrets of a first invitation once it is used, are deleted.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { b64uDecode } from '../../crypto/encoding';
 import { verifyInviteBinding } from '../../crypto/invite';
 import type { ConversationStarted } from '../../wire/v1';

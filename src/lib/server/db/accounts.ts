@@ -3,7 +3,7 @@
  * and the agent's registered X25519 public key with its `agentKeyId` (contract 2.9). Never a secret key.
  */
 import { randomBytes } from 'node:crypto';
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { b64uEncode } from '../../crypto/encoding';
 import type { Queryable } from './database';
 import { isUniqueViolation } from './errors';
@@ -67,7 +67,7 @@ export async function createAccount(
 		);
 		return toAccount(row);
 	} catch (error) {
-		if (isUniqueViolation(error)) throw new ContractError('ALREADY_EXISTS', `the username ${input.username} is taken`, 409);
+		if (isUniqueViolation(error)) throw new ContractError('ALREADY_EXISTS', `the username ${input.username} is taken`);
 		throw error;
 	}
 }
@@ -107,10 +107,10 @@ export async function registerAgentKey(
 	now: Date
 ): Promise<Account> {
 	const current = await getAccount(db, input.accountId);
-	if (!current) throw new ContractError('UNAUTHENTICATED', 'the account no longer exists', 401);
+	if (!current) throw new ContractError('UNAUTHENTICATED', 'the account no longer exists');
 	if (current.agentKeyId === input.agentKeyId && current.agentPublicKey === input.publicKey) return current;
 	if (current.agentKeyId !== null && !input.replace) {
-		throw new ContractError('ALREADY_EXISTS', `a key (${current.agentKeyId}) is already registered; send replace: true to replace it`, 409);
+		throw new ContractError('ALREADY_EXISTS', `a key (${current.agentKeyId}) is already registered; send replace: true to replace it`);
 	}
 	try {
 		const [row] = await db.query<AccountRow>(
@@ -120,8 +120,7 @@ export async function registerAgentKey(
 		);
 		return toAccount(row);
 	} catch (error) {
-		if (isUniqueViolation(error))
-			throw new ContractError('ALREADY_EXISTS', 'this agentKeyId or public key belongs to another account', 409);
+		if (isUniqueViolation(error)) throw new ContractError('ALREADY_EXISTS', 'this agentKeyId or public key belongs to another account');
 		throw error;
 	}
 }

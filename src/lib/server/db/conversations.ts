@@ -8,6 +8,7 @@ import type { Account } from './accounts';
 import type { Queryable } from './database';
 import type { ConversationKeyEvent, ConversationView, RewrapState, Trust } from '../../inbox-api/records';
 import { KEY_EVENTS_SELECT } from './conversation-events';
+import { isoSeconds } from '../../crypto/rules';
 
 export type { ConversationView, RewrapState, Trust };
 
@@ -194,11 +195,6 @@ interface ViewRow {
 	agent_wraps: { agentKeyId: string; rosterVersion: number; wrap: Wrap }[];
 	key_events: ConversationKeyEvent[];
 	may_approve_rewrap: boolean;
-}
-
-/** `YYYY-MM-DDTHH:MM:SSZ` (docs/inbox-api.md §1). */
-export function isoSeconds(value: Date | string): string {
-	return new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 const VIEW_SELECT = `

@@ -2,7 +2,7 @@
  * Database failures as the inbox's errors: a unique violation becomes `409 ALREADY_EXISTS`; a database
  * that is down, restarting or timing out becomes `503 UNAVAILABLE` (docs/inbox-api.md §1).
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 
 /** PostgreSQL's SQLSTATE for a unique violation, raised the same way by pg and PGlite. */
 export function isUniqueViolation(error: unknown): boolean {
@@ -21,6 +21,6 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /** The response-worthy form of a thrown value, or undefined for a bug (a 500 that reveals nothing). */
 export function asContractError(error: unknown): ContractError | undefined {
 	if (error instanceof ContractError) return error;
-	if (isDatabaseUnavailable(error)) return new ContractError('UNAVAILABLE', 'the inbox database is not available; try again shortly', 503);
+	if (isDatabaseUnavailable(error)) return new ContractError('UNAVAILABLE', 'the inbox database is not available; try again shortly');
 	return undefined;
 }

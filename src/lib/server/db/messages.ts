@@ -3,7 +3,7 @@
  * and the agent wraps of each conversation (contract 6.7, contract-gaps §7). Ciphertext only.
  */
 import type { AttachmentRef, Envelope, Wrap } from '../../wire/v1';
-import { isoSeconds } from './conversations';
+import { isoSeconds } from '../../crypto/rules';
 import type { Queryable } from './database';
 
 export interface StoredMessage {

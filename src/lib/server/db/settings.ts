@@ -2,7 +2,7 @@
  * The team's settings an admin chooses (docs/inbox-api.md, "Settings"), one row per setting, shared by
  * every inbox process. Only known settings with known values are stored; an absent row is its default.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import type { InboxSettings, RewrapApproval } from '../../inbox-api/records';
 import type { Account } from './accounts';
 import type { Queryable } from './database';
@@ -30,9 +30,9 @@ export async function readSettings(db: Queryable): Promise<InboxSettings> {
 export function parseSettingsChange(body: Record<string, unknown>): Partial<InboxSettings> {
 	const change: Partial<InboxSettings> = {};
 	for (const [name, value] of Object.entries(body)) {
-		if (name !== 'reinviteRewrap') throw new ContractError('INVALID_REQUEST', `unknown setting ${name.slice(0, 64)}`, 400);
+		if (name !== 'reinviteRewrap') throw new ContractError('INVALID_REQUEST', `unknown setting ${name.slice(0, 64)}`);
 		if (!REWRAP_APPROVALS.includes(value as RewrapApproval)) {
-			throw new ContractError('INVALID_REQUEST', `reinviteRewrap must be one of ${REWRAP_APPROVALS.join(', ')}`, 400);
+			throw new ContractError('INVALID_REQUEST', `reinviteRewrap must be one of ${REWRAP_APPROVALS.join(', ')}`);
 		}
 		change.reinviteRewrap = value as RewrapApproval;
 	}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { createSession, deleteSession, resolveSession, SESSION_IDLE_MS, SESSION_MAX_MS } from '../auth/sessions';
 import { createAccount, findAccountForLogin, registerAgentKey, setAccountDisabled } from './accounts';
 import { ensureConversation, getConversationView, listConversationViews, recordStart, updateStatus } from './conversations';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { decodeUtf8, errorResponse, json, parseJsonObject, readBodyBytes, readJsonObject, requireJsonContentType } from './responses';
 
 const post = (body: BodyInit | null, headers: Record<string, string> = {}) =>
@@ -39,7 +39,7 @@ describe('JSON answers (docs/inbox-api.md §1)', () => {
 	});
 
 	it('turn a ContractError into its code, message and status, and anything else into a 500 that reveals nothing', async () => {
-		const contract = errorResponse(new ContractError('NOT_FOUND', 'no such conversation', 404), { 'x-a': 'b' });
+		const contract = errorResponse(new ContractError('NOT_FOUND', 'no such conversation'), { 'x-a': 'b' });
 		expect([contract.status, contract.headers.get('x-a'), await contract.json()]).toEqual([
 			404,
 			'b',

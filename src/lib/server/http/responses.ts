@@ -3,7 +3,7 @@
  * with the ContractError's status, and request bodies read with a size limit and a JSON content type.
  */
 import { concatBytes } from '../../crypto/encoding';
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
 	return new Response(JSON.stringify(body), {
@@ -40,7 +40,7 @@ async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRea
 
 /** Reads at most `limit` bytes of the body; more is `413 PAYLOAD_TOO_LARGE` (the rest is read and dropped). */
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
-	const tooLarge = () => new ContractError('PAYLOAD_TOO_LARGE', `the body must be at most ${limit} bytes`, 413);
+	const tooLarge = () => new ContractError('PAYLOAD_TOO_LARGE', `the body must be at most ${limit} bytes`);
 	if (!request.body) return new Uint8Array(0);
 	const reader = request.body.getReader();
 	const declared = Number(request.headers.get('content-length'));
@@ -56,7 +56,7 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
 			step = await reader.read();
 		} catch {
 			// The adapter cuts bodies over its own BODY_SIZE_LIMIT this way.
-			throw new ContractError('PAYLOAD_TOO_LARGE', 'the body is larger than the server accepts', 413);
+			throw new ContractError('PAYLOAD_TOO_LARGE', 'the body is larger than the server accepts');
 		}
 		if (step.done) break;
 		length += step.value.length;
@@ -71,8 +71,7 @@ export async function readBodyBytes(request: Request, limit: number): Promise<Ui
 
 export function requireJsonContentType(request: Request): void {
 	const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-	if (type !== 'application/json')
-		throw new ContractError('UNSUPPORTED_MEDIA_TYPE', 'send the body as Content-Type: application/json', 415);
+	if (type !== 'application/json') throw new ContractError('UNSUPPORTED_MEDIA_TYPE', 'send the body as Content-Type: application/json');
 }
 
 /** Parses JSON text that must be an object; an empty text is `{}`. */
@@ -82,10 +81,10 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 	try {
 		value = JSON.parse(text);
 	} catch {
-		throw new ContractError('INVALID_REQUEST', 'the body is not valid JSON', 400);
+		throw new ContractError('INVALID_REQUEST', 'the body is not valid JSON');
 	}
 	if (typeof value !== 'object' || value === null || Array.isArray(value))
-		throw new ContractError('INVALID_REQUEST', 'the body must be a JSON object', 400);
+		throw new ContractError('INVALID_REQUEST', 'the body must be a JSON object');
 	return value as Record<string, unknown>;
 }
 
@@ -95,7 +94,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
 	try {
 		return utf8.decode(bytes);
 	} catch {
-		throw new ContractError('INVALID_REQUEST', 'the body is not UTF-8', 400);
+		throw new ContractError('INVALID_REQUEST', 'the body is not UTF-8');
 	}
 }
 

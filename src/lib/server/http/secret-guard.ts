@@ -8,7 +8,7 @@
  * alone), or to a PKCS#8 Ed25519 key holding that seed; or a JSON array of 32 or 64 byte values that is
  * one of those: refused with `400 SECRET_REFUSED`.
  */
-import { constantTimeEqual, ContractError, ed25519KeyPairFromSeed } from '../../crypto/index';
+import { constantTimeEqual, ContractError, ed25519KeyPairFromSeed, ED25519_SECRET_KEY_BYTES, KEY_BYTES } from '../../crypto/index';
 
 /** Runs of characters that could spell a key in base64(url) or hex; longer runs may hold a PEM/DER body. */
 const CANDIDATE = /[A-Za-z0-9+/_-]{43,}={0,2}/g;
@@ -22,11 +22,12 @@ const PEM = /-----BEGIN [A-Z0-9 ]{1,40}-----([\s\S]{1,8192}?)-----END [A-Z0-9 ]{
 
 function decodings(run: string): Uint8Array[] {
 	const found: Uint8Array[] = [];
-	if (HEX.test(run) && (run.length === 64 || run.length === 128)) found.push(new Uint8Array(Buffer.from(run, 'hex')));
+	if (HEX.test(run) && (run.length === 2 * KEY_BYTES || run.length === 2 * ED25519_SECRET_KEY_BYTES))
+		found.push(new Uint8Array(Buffer.from(run, 'hex')));
 	if (run.length > MAX_DECODED_RUN) return found;
 	// Node's base64 decoder reads both alphabets, with or without padding.
 	const bytes = new Uint8Array(Buffer.from(run, 'base64'));
-	if (BASE64_LENGTHS.has(run.length) && (bytes.length === 32 || bytes.length === 64)) found.push(bytes);
+	if (BASE64_LENGTHS.has(run.length) && (bytes.length === KEY_BYTES || bytes.length === ED25519_SECRET_KEY_BYTES)) found.push(bytes);
 	const der = Buffer.from(bytes).indexOf(PKCS8_ED25519_PREFIX);
 	if (der >= 0 && bytes.length >= der + PKCS8_ED25519_PREFIX.length + 32) {
 		found.push(bytes.slice(der + PKCS8_ED25519_PREFIX.length, der + PKCS8_ED25519_PREFIX.length + 32));
@@ -68,10 +69,10 @@ class SecretScanner {
 	constructor(private readonly signingPublicKey: Uint8Array) {}
 
 	private isSigningSecret(bytes: Uint8Array): boolean {
-		if (bytes.length === 64) return constantTimeEqual(bytes.subarray(32), this.signingPublicKey);
-		if (bytes.length !== 32 || constantTimeEqual(bytes, this.signingPublicKey)) return false;
+		if (bytes.length === ED25519_SECRET_KEY_BYTES) return constantTimeEqual(bytes.subarray(KEY_BYTES), this.signingPublicKey);
+		if (bytes.length !== KEY_BYTES || constantTimeEqual(bytes, this.signingPublicKey)) return false;
 		if (++this.seeds > MAX_SEEDS_CHECKED) {
-			throw new ContractError('INVALID_REQUEST', `the body holds more than ${MAX_SEEDS_CHECKED} key-like values`, 400);
+			throw new ContractError('INVALID_REQUEST', `the body holds more than ${MAX_SEEDS_CHECKED} key-like values`);
 		}
 		return constantTimeEqual(ed25519KeyPairFromSeed(bytes).publicKey, this.signingPublicKey);
 	}
@@ -89,7 +90,7 @@ class SecretScanner {
 
 	value(value: unknown): boolean {
 		if (typeof value === 'string') return this.text(value);
-		if (Array.isArray(value) && (value.length === 32 || value.length === 64) && value.every(isByte)) {
+		if (Array.isArray(value) && (value.length === KEY_BYTES || value.length === ED25519_SECRET_KEY_BYTES) && value.every(isByte)) {
 			return this.isSigningSecret(Uint8Array.from(value as number[]));
 		}
 		if (Array.isArray(value)) return value.some((item) => this.value(item));
@@ -108,8 +109,7 @@ export function holdsSigningSecret(value: unknown, signingPublicKey: Uint8Array)
 const refused = () =>
 	new ContractError(
 		'SECRET_REFUSED',
-		'this request carries the company signing key (signing.key); it stays in your browser and is never sent to the server',
-		400
+		'this request carries the company signing key (signing.key); it stays in your browser and is never sent to the server'
 	);
 
 /** Refuses a request whose path, query or headers carry the signing secret (cheap: they are short). */

@@ -46,10 +46,10 @@ describe.each(BACKENDS)(
 			const self = (await admin.get('/api/session')).body.account.accountId;
 			for (const path of [`/api/admin/agents/${self}/disable`]) {
 				const refused = await admin.post(path, {});
-				expect([refused.status, refused.body.error.code]).toEqual([409, 'INVALID_REQUEST']);
+				expect([refused.status, refused.body.error.code]).toEqual([409, 'STATE_CONFLICT']);
 			}
 			const selfRemoval = await admin.request('DELETE', `/api/admin/agents/${self}`);
-			expect([selfRemoval.status, selfRemoval.body.error.code]).toEqual([409, 'INVALID_REQUEST']);
+			expect([selfRemoval.status, selfRemoval.body.error.code]).toEqual([409, 'STATE_CONFLICT']);
 			expect((await agent.client.get('/api/admin/agents')).body.error.code).toBe('FORBIDDEN');
 
 			expect((await admin.post(`/api/admin/agents/${agent.accountId}/disable`, {})).status).toBe(204);

@@ -79,7 +79,7 @@ describe.each(BACKENDS)('grant jobs survive a crash on %s (contract 6.7; docs/in
 		const stale = await admin.post(`/api/admin/grant-jobs/${older.jobId}/resume`, {});
 		expect([stale.status, stale.body.error.code]).toEqual([409, 'ROSTER_VERSION_CONFLICT']);
 		const finished = await admin.post(`/api/admin/grant-jobs/${newer.body.grantJob.jobId}/resume`, {});
-		expect([finished.status, finished.body.error.code]).toEqual([409, 'INVALID_REQUEST']);
+		expect([finished.status, finished.body.error.code]).toEqual([409, 'STATE_CONFLICT']);
 		expect((await admin.get('/api/admin/grant-jobs/grj_unknown')).status).toBe(404);
 	});
 

@@ -40,7 +40,7 @@ describe.each(BACKENDS)('company key and webhook secret rotation through the adm
 		const foreign = await confirm(signStatement(started.body.statement, generateEd25519KeyPair().secretKey));
 		expect([foreign.status, foreign.body.error.code]).toEqual([400, 'SIGNATURE_INVALID']);
 		const stale = await confirm(signStatement(started.body.statement, signingKey), before.keyVersion);
-		expect([stale.status, stale.body.error.code]).toEqual([409, 'INVALID_REQUEST']);
+		expect([stale.status, stale.body.error.code]).toEqual([409, 'STATE_CONFLICT']);
 		expect((await admin.get('/api/company')).body.keyVersion).toBe(before.keyVersion);
 
 		const rotationSignature = signStatement(started.body.statement, signingKey);

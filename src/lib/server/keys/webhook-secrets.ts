@@ -10,6 +10,7 @@ import { chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WebhookSecretRotation } from '../../inbox-api/keys';
 import type { Logger } from '../log';
+import { isoSeconds } from '../../crypto/rules';
 
 export const WEBHOOK_SECRET_FILE = 'webhook-secret.json';
 
@@ -111,7 +112,7 @@ export class WebhookSecrets {
 	/** Until when the previous secret is still accepted (null: none, or no end known). */
 	previousValidUntil(): string | null {
 		const until = this.previous?.validUntilMs;
-		return until && until > this.now() ? new Date(until).toISOString().replace(/\.\d{3}Z$/, 'Z') : null;
+		return until && until > this.now() ? isoSeconds(until) : null;
 	}
 
 	/**
@@ -133,7 +134,7 @@ export class WebhookSecrets {
 	async rotate(obtain: () => Promise<{ webhookSecret: string; previousValidUntil: string }>): Promise<WebhookSecretRotation> {
 		const running = (async () => {
 			const { webhookSecret, previousValidUntil } = await obtain();
-			const rotatedAt = new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+			const rotatedAt = isoSeconds(this.now());
 			const saved: SecretFile = {
 				current: webhookSecret,
 				previous: this.current,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { V1_ROUTES, type V1RouteName } from '../../wire/v1';
 import type { Role } from '../db/accounts';
 import { allowRequest } from './allowlist';

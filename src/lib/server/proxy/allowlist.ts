@@ -3,7 +3,7 @@
  * route table, its query parameters once each, and nothing that could step out of `/v1` (dot segments,
  * empty segments, encoded separators, absolute URLs).
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { matchV1Route, V1_ROUTES, type V1Route, type V1RouteName } from '../../wire/v1';
 import type { Role } from '../db/accounts';
 
@@ -47,29 +47,24 @@ export function allowRequest(role: Role, method: string, rest: string, search: U
 		/[%\\:@]/.test(rest) ||
 		/[^\x21-\x7e]/.test(rest)
 	) {
-		throw new ContractError(
-			'INVALID_PATH',
-			'the path must be plain segments of a /v1 route (no dots, empty or encoded segments, or URLs)',
-			400
-		);
+		throw new ContractError('INVALID_PATH', 'the path must be plain segments of a /v1 route (no dots, empty or encoded segments, or URLs)');
 	}
 	const path = `/v1/${rest}`;
 	const match = matchV1Route(method, path);
 	if (!match || !ROLE_ROUTES[role].has(match.name)) {
 		throw new ContractError(
 			'ROUTE_NOT_ALLOWED',
-			`${method} ${path} is not open to ${role === 'admin' ? 'admins' : 'agents'} through the proxy`,
-			403
+			`${method} ${path} is not open to ${role === 'admin' ? 'admins' : 'agents'} through the proxy`
 		);
 	}
 	const definition = V1_ROUTES[match.name];
 	const query = new URLSearchParams();
 	const seen = new Set<string>();
 	for (const [name, value] of search) {
-		if (!definition.query.includes(name)) throw new ContractError('INVALID_REQUEST', `${name} is not a query parameter of ${path}`, 400);
-		if (seen.has(name)) throw new ContractError('INVALID_REQUEST', `${name} appears more than once`, 400);
+		if (!definition.query.includes(name)) throw new ContractError('INVALID_REQUEST', `${name} is not a query parameter of ${path}`);
+		if (seen.has(name)) throw new ContractError('INVALID_REQUEST', `${name} appears more than once`);
 		if (value.length > MAX_QUERY_VALUE || [...value].some((character) => character < ' ' || character === '\x7f'))
-			throw new ContractError('INVALID_REQUEST', `${name} has an unusable value`, 400);
+			throw new ContractError('INVALID_REQUEST', `${name} has an unusable value`);
 		seen.add(name);
 		query.append(name, value);
 	}

@@ -5,7 +5,7 @@ import { startSimCompany } from '$test-support/sim-company';
 import { startFlakyFront, type FlakyFront } from '$test-support/flaky-front';
 import type { CompanyCredentials } from '../../../cli/stack/stack';
 import type { RunningSimulator } from '../../../sim/server';
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { encryptMessage, initCrypto } from '../../crypto/index';
 import { v1 } from '../../wire/v1';
 import type { Session } from '../auth/sessions';

@@ -7,7 +7,7 @@
  * successful sends, reads and agent-wrap uploads keep the inbox's own state in step.
  */
 import { randomBytes } from 'node:crypto';
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { b64uEncode } from '../../crypto/encoding';
 import type { Session } from '../auth/sessions';
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
@@ -26,7 +26,7 @@ function idempotencyKeyFor(request: Request): string {
 	const given = request.headers.get('idempotency-key');
 	if (given === null) return `prx_${b64uEncode(randomBytes(18))}`;
 	if (!/^[\x21-\x7e]{1,128}$/.test(given)) {
-		throw new ContractError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 128 printable ASCII characters (0x21–0x7e)', 400);
+		throw new ContractError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 128 printable ASCII characters (0x21–0x7e)');
 	}
 	return given;
 }
@@ -69,7 +69,7 @@ export async function proxyRequest(
 		INTERACTIVE_RETRY
 	);
 	if (response.status >= 500) {
-		throw new ContractError('UPSTREAM_UNAVAILABLE', `the service answered ${response.status}; retry with the same Idempotency-Key`, 503);
+		throw new ContractError('UPSTREAM_UNAVAILABLE', `the service answered ${response.status}; retry with the same Idempotency-Key`);
 	}
 	const relayed = answer(response, idempotencyKey);
 	if (response.status >= 200 && response.status < 300) {
@@ -84,7 +84,7 @@ export async function proxyRequest(
 function upstreamJson(response: RawResponse): unknown {
 	const type = (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
 	const refused = (what: string) =>
-		new ContractError('INVALID_RESPONSE', `the service answered ${response.status} with ${what}; the inbox relays only JSON`, 502);
+		new ContractError('INVALID_RESPONSE', `the service answered ${response.status} with ${what}; the inbox relays only JSON`);
 	if (type !== 'application/json') throw refused(type ? `Content-Type ${type.slice(0, 100)}` : 'no Content-Type');
 	try {
 		return JSON.parse(decodeUtf8(response.body));
@@ -94,7 +94,7 @@ function upstreamJson(response: RawResponse): unknown {
 }
 
 function answer(response: RawResponse, idempotencyKey?: string): Response {
-	if (response.status >= 500) throw new ContractError('UPSTREAM_UNAVAILABLE', `the service answered ${response.status}`, 503);
+	if (response.status >= 500) throw new ContractError('UPSTREAM_UNAVAILABLE', `the service answered ${response.status}`);
 	const headers: Record<string, string> = {};
 	for (const name of PASSED_HEADERS) {
 		const value = response.headers.get(name);

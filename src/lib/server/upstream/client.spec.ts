@@ -7,7 +7,7 @@ import { startFlakyFront, type FlakyFront } from '$test-support/flaky-front';
 import { freePort } from '../../../cli/stack/processes';
 import { ensureCompanyKeys, registerCompany, type CompanyCredentials } from '../../../cli/stack/stack';
 import { startSimulator, type RunningSimulator } from '../../../sim/server';
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { v1 } from '../../wire/v1';
 import type { Database } from '../db/database';
 import { loadOrCreateOperation } from '../db/operations';

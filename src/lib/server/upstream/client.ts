@@ -4,7 +4,7 @@
  * operation (persisted before the first attempt when the operation is the server's own), retried on
  * network errors, 429 and 5xx with exponential backoff and full jitter, every failure a ContractError.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { signRequest } from '../../crypto/hmac';
 import { v1ErrorFromResponse, type V1Request } from '../../wire/v1';
 import type { Queryable } from '../db/database';
@@ -146,7 +146,7 @@ export class UpstreamClient {
 			} catch (error) {
 				if (error instanceof ContractError) throw error;
 				if (attempt >= policy.attempts) {
-					throw new ContractError('UPSTREAM_UNAVAILABLE', `the service could not be reached: ${describeNetworkError(error)}`, 503);
+					throw new ContractError('UPSTREAM_UNAVAILABLE', `the service could not be reached: ${describeNetworkError(error)}`);
 				}
 				await this.sleep(this.backoff(attempt, null, policy));
 				continue;
@@ -171,7 +171,7 @@ export class UpstreamClient {
 		try {
 			json = JSON.parse(text);
 		} catch {
-			throw new ContractError('INVALID_RESPONSE', `${request.method} ${request.pathAndQuery.split('?')[0]}: the answer is not JSON`, 502);
+			throw new ContractError('INVALID_RESPONSE', `${request.method} ${request.pathAndQuery.split('?')[0]}: the answer is not JSON`);
 		}
 		return { status: response.status, value: request.parse(json), replayed: response.headers.get('idempotent-replayed') === 'true' };
 	}

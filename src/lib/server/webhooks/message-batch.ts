@@ -5,7 +5,7 @@
  * database for the shortest time, so acknowledgements of new webhooks do not wait behind processing.
  */
 import { parseMessageCreated, parseWebhookEvent, type WebhookEvent } from '../../wire/v1';
-import { isoSeconds } from '../db/conversations';
+import { isoSeconds } from '../../crypto/rules';
 import type { Queryable } from '../db/database';
 import { LIVE_CHANNEL, LIVE_ORDER_LOCK } from '../db/live-events';
 import { messageColumns, type StoredMessage } from '../db/messages';

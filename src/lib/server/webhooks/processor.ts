@@ -6,7 +6,7 @@
  * behind is picked up when its lease ends. While webhooks keep arriving, processing takes at most about
  * half of the database's time, so acknowledgements stay fast and the queue drains afterwards.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import type { Database, Queryable } from '../db/database';
 import { appendLiveEvents, type NewLiveEvent } from '../db/live-events';
 import { claimDueEvents, markEventFailed, markEventForRetry, markEventsProcessed, nextDueAt, type StoredEvent } from '../db/webhook-events';

@@ -4,7 +4,7 @@
  * (deduplicated by event id) and answers 2xx only once it is committed; a failed store is 503 so the
  * service retries. Processing happens later, from the stored queue.
  */
-import { ContractError } from '../../crypto/errors';
+import { ContractError } from '../../errors';
 import { verifyWebhookSignature } from '../../crypto/hmac';
 import { parseWebhookEvent } from '../../wire/v1';
 import type { Queryable } from '../db/database';

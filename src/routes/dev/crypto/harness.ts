@@ -4,7 +4,7 @@
  * streamed downloads with frame counts, and a dump of every IndexedDB record.
  */
 import { b64uDecode, b64uEncode, hexEncode } from '$lib/crypto/encoding';
-import { ContractError } from '$lib/crypto/errors';
+import { ContractError } from '$lib/errors';
 import type { ConformanceImplementation } from '$lib/crypto/vectors/implementation';
 import { runConformance } from '$lib/crypto/vectors/runner';
 import { createConformanceWorker } from '$lib/crypto/worker/conformance-client';

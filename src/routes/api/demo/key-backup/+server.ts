@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ContractError } from '$lib/crypto/errors';
+import { ContractError } from '$lib/errors';
 import { requireSession, route } from '$lib/server/api/event';
 import { methodNotAllowed } from '$lib/server/api/fallbacks';
 import { json } from '$lib/server/http/responses';
@@ -15,16 +15,16 @@ const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
 
 export const GET = route(async (event) => {
 	const directory = process.env.INBOX_DEMO_KEY_BACKUPS;
-	if (!directory) throw new ContractError('NOT_FOUND', 'not found', 404);
+	if (!directory) throw new ContractError('NOT_FOUND', 'not found');
 	const { account } = requireSession(event);
 	if (!USERNAME.test(account.username) || account.username.startsWith('.'))
-		throw new ContractError('NOT_FOUND', 'no demo key for this account', 404);
+		throw new ContractError('NOT_FOUND', 'no demo key for this account');
 	const fileName = `${account.username}.json`;
 	let text: string;
 	try {
 		text = await readFile(join(directory, fileName), 'utf8');
 	} catch {
-		throw new ContractError('NOT_FOUND', 'no demo key for this account', 404);
+		throw new ContractError('NOT_FOUND', 'no demo key for this account');
 	}
 	return json({ fileName: `inbox-demo-key-${fileName}`, text }, 200, { 'cache-control': 'no-store' });
 });
