@@ -12,7 +12,7 @@
 import { resolve } from 'node:path';
 import { stdin, stdout } from 'node:process';
 import { ContractError } from '../lib/errors';
-import { validateNewAccount } from '../lib/server/api/accounts';
+import { validateNewAccount } from '../lib/server/admin/new-account';
 import { PasswordHasher } from '../lib/server/auth/passwords';
 import { createAccount, findAccountForLogin, listAccounts, setPasswordHash } from '../lib/server/db/accounts';
 import { openDatabase, type Database } from '../lib/server/db/database';

@@ -4,7 +4,7 @@
  * every process); resetting a lost key; one-time invitation links and joining through one.
  */
 import { b64uDecode, ContractError, fingerprintB64u } from '../../crypto/index';
-import { validateNewAccount } from '../api/accounts';
+import { validateNewAccount } from './new-account';
 import {
 	clearAgentKey,
 	createAccount,
