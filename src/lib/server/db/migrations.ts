@@ -286,5 +286,14 @@ create table audit_log (
 create index audit_log_by_action on audit_log (action, seq);
 create index audit_log_by_actor on audit_log (actor_id, seq);
 `
+	},
+	{
+		version: 7,
+		name: 'fencing tokens on webhook leases',
+		sql: `
+-- The token of the lease that holds a pending event (src/lib/server/db/webhook-events.ts): marking the
+-- event needs it, so a process whose lease ran out cannot mark what another process now holds.
+alter table webhook_events add column lease_token text;
+`
 	}
 ];

@@ -9,7 +9,19 @@ import { MIGRATIONS } from './migrations';
 import { appendLiveEvent, LIVE_CHANNEL, liveEventsAfter } from './live-events';
 import { listStoredMessages, markReadUpTo, storeAgentWraps, storeMessage } from './messages';
 import { loadOrCreateOperation } from './operations';
-import { claimDueEvents, markEventForRetry, markEventsProcessed, storeWebhookEvents, type IncomingEvent } from './webhook-events';
+import {
+	claimDueEvents,
+	eventStates,
+	LeaseLostError,
+	markEventFailed,
+	markEventForRetry,
+	markEventsProcessed,
+	newLease,
+	releaseLease,
+	renewLease,
+	storeWebhookEvents,
+	type IncomingEvent
+} from './webhook-events';
 
 const t0 = new Date('2026-11-22T10:00:00Z');
 const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
@@ -110,30 +122,80 @@ describe.each(BACKENDS)('stores on %s', (backend) => {
 	it('claiming leases due events in order; a lease hides them until it expires; a retry waits', async () => {
 		const db = await databases.open();
 		await storeWebhookEvents(db, [event('evt_1'), event('evt_2'), event('evt_3')], t0);
-		const first = await claimDueEvents(db, 2, 30_000, at(1));
+		const first = await claimDueEvents(db, 2, newLease(30_000), at(1));
 		expect(first.map((stored) => stored.eventId)).toEqual(['evt_1', 'evt_2']);
-		expect((await claimDueEvents(db, 10, 30_000, at(2))).map((stored) => stored.eventId)).toEqual(['evt_3']);
-		expect(await claimDueEvents(db, 10, 30_000, at(3))).toEqual([]);
-		await markEventsProcessed(db, [first[0].seq], at(3));
-		await markEventForRetry(db, first[1].seq, 'boom', at(100));
+		expect((await claimDueEvents(db, 10, newLease(30_000), at(2))).map((stored) => stored.eventId)).toEqual(['evt_3']);
+		expect(await claimDueEvents(db, 10, newLease(30_000), at(3))).toEqual([]);
+		await markEventsProcessed(db, [first[0].seq], first[0].leaseToken, at(3));
+		await markEventForRetry(db, first[1], 'boom', at(100));
 		// evt_3's lease runs out at 32 s; evt_2 waits for its retry time. Attempts count failures only.
-		expect((await claimDueEvents(db, 10, 30_000, at(40))).map((stored) => [stored.eventId, stored.processAttempts])).toEqual([
+		expect((await claimDueEvents(db, 10, newLease(30_000), at(40))).map((stored) => [stored.eventId, stored.processAttempts])).toEqual([
 			['evt_3', 0]
 		]);
 		// At 100 s evt_2 is due, and evt_3's second lease (to 70 s) has run out too.
-		expect((await claimDueEvents(db, 10, 30_000, at(100))).map((stored) => [stored.eventId, stored.processAttempts])).toEqual([
+		expect((await claimDueEvents(db, 10, newLease(30_000), at(100))).map((stored) => [stored.eventId, stored.processAttempts])).toEqual([
 			['evt_2', 1],
 			['evt_3', 0]
 		]);
+	});
+
+	it('a lease is fenced: once another process holds the events, the old token marks nothing and rolls its transaction back', async () => {
+		const db = await databases.open();
+		await storeWebhookEvents(db, [event('evt_1'), event('evt_2')], t0);
+		const paused = await claimDueEvents(db, 10, newLease(15_000), at(1));
+		// The first process pauses past its lease; another takes the events.
+		const taker = newLease(15_000);
+		const taken = await claimDueEvents(db, 10, taker, at(20));
+		expect(taken.map((stored) => stored.eventId)).toEqual(['evt_1', 'evt_2']);
+
+		await db.exec('create table applied_effects (event_id text)');
+		const resumed = db.transaction(async (tx) => {
+			await tx.query("insert into applied_effects values ('evt_1')");
+			await markEventsProcessed(tx, [paused[0].seq], paused[0].leaseToken, at(21));
+		});
+		await expect(resumed).rejects.toBeInstanceOf(LeaseLostError);
+		await expect(resumed).rejects.toMatchObject({ code: 'STATE_CONFLICT' });
+		expect(await db.query('select * from applied_effects')).toEqual([]);
+		// A retry or a failure under the lost lease changes nothing either.
+		await markEventForRetry(db, paused[1], 'late', at(500));
+		await markEventFailed(db, paused[1], 'failed', 'late', at(21));
+		expect(await eventStates(db, ['evt_1', 'evt_2'])).toEqual(
+			new Map([
+				['evt_1', { state: 'pending', lastError: null }],
+				['evt_2', { state: 'pending', lastError: null }]
+			])
+		);
+
+		// The holder renews its lease past the first expiry, then marks what it processed.
+		expect(
+			await renewLease(
+				db,
+				taken.map((stored) => stored.seq),
+				taker,
+				at(30)
+			)
+		).toBe(2);
+		expect(await claimDueEvents(db, 10, newLease(15_000), at(40))).toEqual([]);
+		await markEventsProcessed(db, [taken[0].seq], taker.token, at(41));
+		expect(await renewLease(db, [taken[0].seq], taker, at(42))).toBe(0);
+		// Stopping, it gives back the rest, which another process claims at once.
+		await releaseLease(db, [taken[1].seq], 'not-the-token');
+		expect(await claimDueEvents(db, 10, newLease(15_000), at(43))).toEqual([]);
+		await releaseLease(db, [taken[1].seq], taker.token);
+		expect((await claimDueEvents(db, 10, newLease(15_000), at(43))).map((stored) => stored.eventId)).toEqual(['evt_2']);
+		await expect(markEventsProcessed(db, [taken[0].seq], taker.token, at(44))).rejects.toBeInstanceOf(LeaseLostError);
 	});
 
 	it('without a lease (one process, PGlite), due events are read again until they are marked', async () => {
 		const db = await databases.open();
 		await storeWebhookEvents(db, [event('evt_1'), event('evt_2')], t0);
 		const first = await claimDueEvents(db, 10, null, at(1));
-		expect(first.map((stored) => stored.eventId)).toEqual(['evt_1', 'evt_2']);
-		await markEventsProcessed(db, [first[0].seq], at(2));
-		await markEventForRetry(db, first[1].seq, 'later', at(50));
+		expect(first.map((stored) => [stored.eventId, stored.leaseToken])).toEqual([
+			['evt_1', null],
+			['evt_2', null]
+		]);
+		await markEventsProcessed(db, [first[0].seq], null, at(2));
+		await markEventForRetry(db, first[1], 'later', at(50));
 		expect(await claimDueEvents(db, 10, null, at(3))).toEqual([]);
 		expect((await claimDueEvents(db, 10, null, at(50))).map((stored) => [stored.eventId, stored.processAttempts])).toEqual([['evt_2', 1]]);
 	});

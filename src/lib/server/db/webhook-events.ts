@@ -1,9 +1,30 @@
 /**
  * The stored webhook queue (contract 5.2 steps 6–7): raw events inserted once per event id and committed
  * before the acknowledgement, then claimed in order with a lease by whichever process processes them, so
- * processing is at least once and survives a crash (an expired lease is claimed again).
+ * processing is at least once and survives a crash (an expired lease is claimed again). A lease carries
+ * a token that fences it (docs/operations.md "Several processes"): marking an event needs the token of
+ * the lease that holds it, so a process that paused past its lease and resumes changes nothing.
  */
+import { randomUUID } from 'node:crypto';
+import { ContractError } from '../../errors';
 import type { Queryable } from './database';
+
+/** A claim on due events: its fencing token and how long it holds before another process may take them. */
+export interface Lease {
+	token: string;
+	ms: number;
+}
+
+export function newLease(ms: number): Lease {
+	return { token: randomUUID(), ms };
+}
+
+/** The events' lease passed to another process (it ran out): whatever this claim did is rolled back. */
+export class LeaseLostError extends ContractError {
+	constructor(claimed: number, held: number) {
+		super('STATE_CONFLICT', `the lease on ${claimed} webhook events is lost: ${held} are still held`);
+	}
+}
 
 export interface IncomingEvent {
 	eventId: string;
@@ -21,6 +42,8 @@ export interface StoredEvent {
 	/** Failed processing attempts so far. */
 	processAttempts: number;
 	receivedAt: Date;
+	/** The token of the lease this event was claimed under; null without leases (one process). */
+	leaseToken: string | null;
 }
 
 /**
@@ -57,27 +80,27 @@ interface EventRow {
 }
 
 /**
- * Up to `limit` due events, oldest first. With `leaseMs` (several server processes on PostgreSQL) they are
- * leased for that long and other processes skip them meanwhile; without (PGlite: one process, one
- * processor) they are only read, which spares rewriting every event's row once more.
+ * Up to `limit` due events, oldest first. With a `lease` (several server processes on PostgreSQL) they are
+ * leased for `lease.ms` under its token and other processes skip them meanwhile; without (PGlite: one
+ * process, one processor) they are only read, which spares rewriting every event's row once more.
  */
-export async function claimDueEvents(db: Queryable, limit: number, leaseMs: number | null, now: Date): Promise<StoredEvent[]> {
+export async function claimDueEvents(db: Queryable, limit: number, lease: Lease | null, now: Date): Promise<StoredEvent[]> {
 	const rows =
-		leaseMs === null
+		lease === null
 			? await db.query<EventRow>(
 					`select seq, event_id, event_type, raw_body, process_attempts, received_at from webhook_events
 					 where state = 'pending' and next_attempt_at <= $1 order by seq limit $2`,
 					[now, limit]
 				)
 			: await db.query<EventRow>(
-					`update webhook_events set locked_until = $2
+					`update webhook_events set locked_until = $2, lease_token = $4
 					 where seq in (
 						select seq from webhook_events
 						where state = 'pending' and next_attempt_at <= $1 and (locked_until is null or locked_until <= $1)
 						order by seq limit $3
 						for update skip locked)
 					 returning seq, event_id, event_type, raw_body, process_attempts, received_at`,
-					[now, new Date(now.getTime() + leaseMs), limit]
+					[now, new Date(now.getTime() + lease.ms), limit, lease.token]
 				);
 	return rows
 		.map((row) => ({
@@ -86,31 +109,60 @@ export async function claimDueEvents(db: Queryable, limit: number, leaseMs: numb
 			eventType: row.event_type,
 			rawBody: row.raw_body,
 			processAttempts: row.process_attempts,
-			receivedAt: new Date(row.received_at)
+			receivedAt: new Date(row.received_at),
+			leaseToken: lease?.token ?? null
 		}))
 		.sort((a, b) => a.seq - b.seq);
 }
 
-export async function markEventsProcessed(db: Queryable, seqs: readonly number[], now: Date): Promise<void> {
+/** Extends the lease on those of `seqs` it still holds; returns how many. */
+export async function renewLease(db: Queryable, seqs: readonly number[], lease: Lease, now: Date): Promise<number> {
+	const rows = await db.query(
+		`update webhook_events set locked_until = $3 where seq = any($1::bigint[]) and lease_token = $2 and state = 'pending' returning seq`,
+		[seqs, lease.token, new Date(now.getTime() + lease.ms)]
+	);
+	return rows.length;
+}
+
+/** Gives back the events of `seqs` this lease still holds, unprocessed, for any process to claim at once. */
+export async function releaseLease(db: Queryable, seqs: readonly number[], token: string): Promise<void> {
 	await db.query(
-		`update webhook_events set state = 'processed', processed_at = $2, locked_until = null, last_error = null where seq = any($1::bigint[])`,
-		[seqs, now]
+		`update webhook_events set locked_until = null, lease_token = null where seq = any($1::bigint[]) and lease_token = $2 and state = 'pending'`,
+		[seqs, token]
 	);
 }
 
-/** A transient failure: the event is tried again at `nextAttemptAt`. */
-export async function markEventForRetry(db: Queryable, seq: number, error: string, nextAttemptAt: Date): Promise<void> {
+/** Marks events processed; fails with LeaseLostError (rolling back the caller's transaction) unless the lease holds them all. */
+export async function markEventsProcessed(db: Queryable, seqs: readonly number[], leaseToken: string | null, now: Date): Promise<void> {
+	const rows = await db.query(
+		`update webhook_events set state = 'processed', processed_at = $2, locked_until = null, lease_token = null, last_error = null
+		 where seq = any($1::bigint[]) and state = 'pending' and lease_token is not distinct from $3 returning seq`,
+		[seqs, now, leaseToken]
+	);
+	if (rows.length !== seqs.length) throw new LeaseLostError(seqs.length, rows.length);
+}
+
+/** A transient failure: the event is tried again at `nextAttemptAt` (nothing changes when the lease was lost). */
+export async function markEventForRetry(db: Queryable, event: StoredEvent, error: string, nextAttemptAt: Date): Promise<void> {
 	await db.query(
-		`update webhook_events set next_attempt_at = $2, last_error = $3, locked_until = null, process_attempts = process_attempts + 1 where seq = $1`,
-		[seq, nextAttemptAt, error]
+		`update webhook_events set next_attempt_at = $2, last_error = $3, locked_until = null, lease_token = null, process_attempts = process_attempts + 1
+		 where seq = $1 and state = 'pending' and lease_token is not distinct from $4`,
+		[event.seq, nextAttemptAt, error, event.leaseToken]
 	);
 }
 
 /** A permanent failure (`rejected`: the event itself is malformed; `failed`: given up after many attempts). */
-export async function markEventFailed(db: Queryable, seq: number, state: 'rejected' | 'failed', error: string, now: Date): Promise<void> {
+export async function markEventFailed(
+	db: Queryable,
+	event: StoredEvent,
+	state: 'rejected' | 'failed',
+	error: string,
+	now: Date
+): Promise<void> {
 	await db.query(
-		`update webhook_events set state = $2, last_error = $3, processed_at = $4, locked_until = null, process_attempts = process_attempts + 1 where seq = $1`,
-		[seq, state, error, now]
+		`update webhook_events set state = $2, last_error = $3, processed_at = $4, locked_until = null, lease_token = null, process_attempts = process_attempts + 1
+		 where seq = $1 and state = 'pending' and lease_token is not distinct from $5`,
+		[event.seq, state, error, now, event.leaseToken]
 	);
 }
 

@@ -9,7 +9,7 @@ import { isoSeconds } from '../../crypto/rules';
 import type { Queryable } from '../db/database';
 import { LIVE_CHANNEL, LIVE_ORDER_LOCK } from '../db/live-events';
 import { messageColumns, type StoredMessage } from '../db/messages';
-import type { StoredEvent } from '../db/webhook-events';
+import { LeaseLostError, type StoredEvent } from '../db/webhook-events';
 
 export function dateOr(value: string | null, fallback: Date): Date {
 	const parsed = value === null ? Number.NaN : Date.parse(value);
@@ -49,10 +49,16 @@ export function messagesOf(events: readonly StoredEvent[], now: Date): { message
 	return messages;
 }
 
+// `held` fences the whole statement: unless this lease still holds every event (a process that paused past
+// its lease and resumed does not), nothing is inserted, announced or marked.
 const STATEMENT = `
-with incoming as (
+with held as (
+	select seq from webhook_events where seq = any($12::bigint[]) and state = 'pending' and lease_token is not distinct from $14 for update
+),
+incoming as (
 	select * from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::timestamptz[], $9::text[])
 		with ordinality as m (message_id, conversation_id, seq, sender_type, content_type, encryption, attachment, created_at, event_id, position)
+	where (select count(*) from held) = cardinality($12::bigint[])
 ),
 first_of_each as (
 	select distinct on (message_id) * from incoming order by message_id, position
@@ -87,27 +93,32 @@ announced as (
 	returning id
 ),
 processed as (
-	update webhook_events set state = 'processed', processed_at = $10, locked_until = null, last_error = null
-	where seq = any($12::bigint[]) returning seq
+	update webhook_events set state = 'processed', processed_at = $10, locked_until = null, lease_token = null, last_error = null
+	where seq in (select seq from held) and (select count(*) from held) = cardinality($12::bigint[]) returning seq
 ),
 notified as (
 	select pg_notify($13, max(id)::text) from announced having count(*) > 0
 )
 select (select count(*)::int from inserted) as stored, (select count(*)::int from processed) as processed, (select count(*)::int from notified) as notified`;
 
-/** Applies a run of well-formed `message.created` events and marks them processed, in one statement. */
+/**
+ * Applies a run of well-formed `message.created` events and marks them processed, in one statement;
+ * LeaseLostError, with nothing changed, when their lease no longer holds them all.
+ */
 export async function applyMessageBatch(
 	db: Queryable,
 	events: readonly StoredEvent[],
 	messages: readonly { message: StoredMessage; eventId: string }[],
 	now: Date
 ): Promise<{ stored: number }> {
-	const [row] = await db.query<{ stored: number }>(STATEMENT, [
+	const [row] = await db.query<{ stored: number; processed: number }>(STATEMENT, [
 		...messageColumns(messages),
 		now,
 		LIVE_ORDER_LOCK,
 		events.map((event) => event.seq),
-		LIVE_CHANNEL
+		LIVE_CHANNEL,
+		events[0]?.leaseToken ?? null
 	]);
+	if (row.processed !== events.length) throw new LeaseLostError(events.length, row.processed);
 	return { stored: row.stored };
 }

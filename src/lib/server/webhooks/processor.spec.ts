@@ -16,8 +16,9 @@ import { storeInviteSecret } from '../db/invites';
 import { liveEventsAfter } from '../db/live-events';
 import { listStoredMessages } from '../db/messages';
 import { updateSettings } from '../db/settings';
-import { storeWebhookEvents } from '../db/webhook-events';
+import { claimDueEvents, LeaseLostError, newLease, storeWebhookEvents } from '../db/webhook-events';
 import type { Logger } from '../log';
+import { applyMessageBatch, messagesOf } from './message-batch';
 import { WebhookProcessor } from './processor';
 
 const quiet: Logger = { info() {}, warn() {}, error() {} };
@@ -309,5 +310,34 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 		await db.query('update webhook_events set next_attempt_at = $2 where event_id = $1', [event.id, new Date()]);
 		await processor.runOnce();
 		expect((await listStoredMessages(db, 'conv_tx', 0, 10)).messages).toHaveLength(1);
+	});
+	it('a process that resumes after its lease passed re-applies nothing: its batch is refused whole, the holder applies it once', async () => {
+		const events = [messageCreated('conv_lease', 1), messageCreated('conv_lease', 2)];
+		const start = Date.now();
+		await storeWebhookEvents(
+			db,
+			events.map((event) => ({ eventId: event.id, eventType: event.type, deliveryId: null, attempt: 1, rawBody: JSON.stringify(event) })),
+			new Date(start)
+		);
+		const paused = await claimDueEvents(db, 100, newLease(1_000), new Date(start + 1));
+		expect(paused.map((event) => event.eventId)).toEqual(events.map((event) => event.id));
+		const taken = await claimDueEvents(db, 100, newLease(15_000), new Date(start + 2_000));
+		expect(taken.map((event) => event.eventId)).toEqual(events.map((event) => event.id));
+
+		await expect(applyMessageBatch(db, paused, messagesOf(paused, new Date())!, new Date())).rejects.toBeInstanceOf(LeaseLostError);
+		expect((await listStoredMessages(db, 'conv_lease', 0, 10)).messages).toEqual([]);
+		expect(await db.query('select 1 from live_events where conversation_id = $1', ['conv_lease'])).toEqual([]);
+
+		expect(await applyMessageBatch(db, taken, messagesOf(taken, new Date())!, new Date())).toEqual({ stored: 2 });
+		await expect(applyMessageBatch(db, paused, messagesOf(paused, new Date())!, new Date())).rejects.toBeInstanceOf(LeaseLostError);
+		expect((await listStoredMessages(db, 'conv_lease', 0, 10)).messages.map((message) => message.seq)).toEqual([1, 2]);
+		const announced = await db.query<{ type: string }>('select type from live_events where conversation_id = $1 order by id', [
+			'conv_lease'
+		]);
+		expect(announced.map((row) => row.type)).toEqual(['message.created', 'message.created', 'conversation.changed']);
+		expect((await states()).filter((row) => events.some((event) => event.id === row.event_id)).map((row) => row.state)).toEqual([
+			'processed',
+			'processed'
+		]);
 	});
 });

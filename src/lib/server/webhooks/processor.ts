@@ -2,14 +2,27 @@
  * Processing of the stored webhook queue (contract 5.2 step 7): leases due events in order and applies a
  * batch in one transaction together with marking it processed (at least once, idempotent); when one event
  * fails the batch is redone one event per transaction, so the others go through and the failure is set
- * aside (malformed) or retried with backoff (transient). Whatever a crashed or stopped process left
- * behind is picked up when its lease ends. While webhooks keep arriving, processing takes at most about
+ * aside (malformed) or retried with backoff (transient). The lease is short and renewed while a batch is
+ * worked on; a stopping process gives back what it has not processed, and what a crashed one left behind
+ * is picked up when its lease ends. Marking needs the lease's token, so a process that paused past its
+ * lease and resumes re-applies nothing (its transaction rolls back). While webhooks keep arriving, processing takes at most about
  * half of the database's time, so acknowledgements stay fast and the queue drains afterwards.
  */
 import { ContractError } from '../../errors';
 import type { Database, Queryable } from '../db/database';
 import { appendLiveEvents, type NewLiveEvent } from '../db/live-events';
-import { claimDueEvents, markEventFailed, markEventForRetry, markEventsProcessed, nextDueAt, type StoredEvent } from '../db/webhook-events';
+import {
+	claimDueEvents,
+	LeaseLostError,
+	markEventFailed,
+	markEventForRetry,
+	markEventsProcessed,
+	newLease,
+	nextDueAt,
+	releaseLease,
+	renewLease,
+	type StoredEvent
+} from '../db/webhook-events';
 import { errorText, type Logger } from '../log';
 import { applyEvents } from './handlers';
 import { applyMessageBatch, messagesOf } from './message-batch';
@@ -22,6 +35,8 @@ const IDLE_POLL_MS = 1_000;
 const BUSY_WINDOW_MS = 250;
 const BATCH = 100;
 const BUSY_BATCH = 20;
+/** How long a claim holds without renewal; renewed every third of it while the batch is worked on. */
+export const LEASE_MS = 15_000;
 
 export interface ProcessorOptions {
 	db: Database;
@@ -117,24 +132,43 @@ export class WebhookProcessor {
 
 	/** Processes one batch of due events; returns how many it took. */
 	async runOnce(): Promise<number> {
-		const { db, now } = this.options;
+		const { db, now, log } = this.options;
 		const size = this.options.batchSize ?? (this.receiverBusy ? BUSY_BATCH : BATCH);
 		// One process owns a PGlite database (its directory lock), so only PostgreSQL needs leases.
-		const lease = db.kind === 'pglite' ? null : (this.options.leaseMs ?? 60_000);
+		const lease = db.kind === 'pglite' ? null : newLease(this.options.leaseMs ?? LEASE_MS);
 		const events = await claimDueEvents(db, size, lease, new Date(now()));
-		if (events.length === 0 || this.stopped) return events.length;
+		if (events.length === 0) return 0;
+		const seqs = events.map((event) => event.seq);
+		const renewal = lease
+			? setInterval(() => {
+					renewLease(db, seqs, lease, new Date(now())).catch((error) =>
+						log.warn('webhook lease not renewed', { reason: errorText(error) })
+					);
+				}, lease.ms / 3)
+			: undefined;
 		try {
-			const messages = messagesOf(events, new Date(now()));
-			if (messages) await applyMessageBatch(db, events, messages, new Date(now()));
-			else await this.applyInOneTransaction(events);
-		} catch {
-			// One of them failed (or the database did): each on its own, so the failure stays with its event.
-			for (const event of events) {
-				if (this.stopped) break;
-				await this.applyAlone(event);
+			if (this.stopped) return events.length;
+			try {
+				const messages = messagesOf(events, new Date(now()));
+				if (messages) await applyMessageBatch(db, events, messages, new Date(now()));
+				else await this.applyInOneTransaction(events);
+			} catch (error) {
+				if (error instanceof LeaseLostError) {
+					log.warn('webhook events left to the process that holds them now', { reason: error.message });
+					return events.length;
+				}
+				// One of them failed (or the database did): each on its own, so the failure stays with its event.
+				for (const event of events) {
+					if (this.stopped) break;
+					if (!(await this.applyAlone(event))) break;
+				}
 			}
+			return events.length;
+		} finally {
+			clearInterval(renewal);
+			// Stopping: what was claimed and not processed is given back for another process to take at once.
+			if (lease && this.stopped) await releaseLease(db, seqs, lease.token).catch(() => undefined);
 		}
-		return events.length;
 	}
 
 	private async applyInOneTransaction(events: StoredEvent[]): Promise<void> {
@@ -147,13 +181,14 @@ export class WebhookProcessor {
 			await markEventsProcessed(
 				tx,
 				events.map((event) => event.seq),
+				events[0].leaseToken,
 				now
 			);
 		});
 		for (const action of afterCommit) action();
 	}
 
-	/** Applies one event in its own transaction; true when it was applied, false when it failed (recorded). */
+	/** Applies one event in its own transaction; false when its lease was lost, true otherwise (a failure is recorded). */
 	private async applyAlone(event: StoredEvent): Promise<boolean> {
 		const afterCommit: (() => void)[] = [];
 		try {
@@ -162,16 +197,20 @@ export class WebhookProcessor {
 				const live: NewLiveEvent[] = [];
 				await this.apply(tx, [event], now, live, afterCommit);
 				await appendLiveEvents(tx, live, now);
-				await markEventsProcessed(tx, [event.seq], now);
+				await markEventsProcessed(tx, [event.seq], event.leaseToken, now);
 			});
 		} catch (error) {
+			if (error instanceof LeaseLostError) {
+				this.options.log.warn('webhook event left to the process that holds it now', { event: event.eventId });
+				return false;
+			}
 			await this.failed(event, error).catch((markError) =>
 				this.options.log.error('could not record a processing failure; the lease will expire', {
 					event: event.eventId,
 					reason: errorText(markError)
 				})
 			);
-			return false;
+			return true;
 		}
 		for (const action of afterCommit) action();
 		return true;
@@ -193,14 +232,14 @@ export class WebhookProcessor {
 		const reason = errorText(error);
 		if (error instanceof ContractError && PERMANENT.has(error.code)) {
 			log.warn('webhook event rejected as malformed', { event: event.eventId, type: event.eventType, reason });
-			await markEventFailed(db, event.seq, 'rejected', reason, now);
+			await markEventFailed(db, event, 'rejected', reason, now);
 		} else if (event.processAttempts + 1 >= MAX_ATTEMPTS) {
 			log.error('webhook event given up', { event: event.eventId, attempts: event.processAttempts + 1, reason });
-			await markEventFailed(db, event.seq, 'failed', reason, now);
+			await markEventFailed(db, event, 'failed', reason, now);
 		} else {
 			const delay = retryDelayMs(event.processAttempts + 1);
 			log.warn('webhook event will be retried', { event: event.eventId, attempts: event.processAttempts + 1, inMs: delay, reason });
-			await markEventForRetry(db, event.seq, reason, new Date(now.getTime() + delay));
+			await markEventForRetry(db, event, reason, new Date(now.getTime() + delay));
 		}
 	}
 }
