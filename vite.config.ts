@@ -6,11 +6,26 @@ export default defineConfig({
 	plugins: [sveltekit()],
 	worker: { format: 'es' },
 	test: {
-		include: ['src/**/*.spec.ts'],
-		environment: 'node',
 		testTimeout: 30_000,
 		// The integration specs mostly wait on the servers they start, so even two cores run two files at once
 		// (Vitest's default of cores − 1 ran them one by one here and took 5½ minutes instead of 3¼).
-		maxWorkers: Math.max(2, availableParallelism() - 1)
+		maxWorkers: Math.max(2, availableParallelism() - 1),
+		projects: [
+			{
+				extends: true,
+				test: { name: 'server', include: ['src/**/*.spec.ts'], exclude: ['src/**/*.svelte.spec.ts'], environment: 'node' }
+			},
+			{
+				// The page's rune stores, compiled for the browser as the page runs them, in a page of happy-dom (tests/support/page-environment.ts).
+				extends: true,
+				resolve: { conditions: ['browser'] },
+				test: {
+					name: 'client',
+					include: ['src/**/*.svelte.spec.ts'],
+					environment: './tests/support/page-environment.ts',
+					expect: { requireAssertions: true }
+				}
+			}
+		]
 	}
 });

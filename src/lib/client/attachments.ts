@@ -96,7 +96,7 @@ export interface UploadedAttachment {
  * 300 s and accepts one PUT, so a retry after a failure starts over rather than replaying a stale one.
  */
 export async function uploadAttachment(
-	crypto: CryptoWorkerClient,
+	crypto: Pick<CryptoWorkerClient, 'encryptAttachment'>,
 	conversationId: string,
 	file: Blob & { name?: string },
 	options: { caption?: string; onProgress?: (progress: TransferProgress) => void } = {}

@@ -20,34 +20,56 @@ const PAGE_SIZE = 200;
 const PREVIEW_LENGTH = 140;
 
 export class ConversationStore {
-	/** Sorted by last activity; replaced, never mutated, so 10,000 rows stay cheap to track. */
-	items = $state.raw<Conversation[]>([]);
-	previews = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
-	loading = $state(false);
-	/** Every page has arrived. */
-	complete = $state(false);
-	error = $state<unknown>(null);
+	#items = $state.raw<Conversation[]>([]);
+	#previews = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
+	#loading = $state(false);
+	#complete = $state(false);
+	#error = $state<unknown>(null);
+	/** The list's filters, bound by the page. */
 	status = $state<StatusFilter>('all');
 	unreadOnly = $state(false);
 	search = $state('');
 
-	visible = $derived(
-		filterConversations(this.items, { status: this.status, unreadOnly: this.unreadOnly, search: this.search }, this.previews)
+	readonly visible = $derived(
+		filterConversations(this.#items, { status: this.status, unreadOnly: this.unreadOnly, search: this.search }, this.#previews)
 	);
-	counts: FilterCounts = $derived(countConversations(this.items));
+	readonly counts: FilterCounts = $derived(countConversations(this.#items));
+
+	/** Sorted by last activity; replaced, never mutated, so 10,000 rows stay cheap to track. */
+	get items(): readonly Conversation[] {
+		return this.#items;
+	}
+
+	/** The text previews this tab decrypted, by conversation. */
+	get previews(): ReadonlyMap<string, string> {
+		return this.#previews;
+	}
+
+	get loading(): boolean {
+		return this.#loading;
+	}
+
+	/** Every page has arrived. */
+	get complete(): boolean {
+		return this.#complete;
+	}
+
+	get error(): unknown {
+		return this.#error;
+	}
 
 	private generation = 0;
 
 	get(conversationId: string): Conversation | undefined {
-		return this.items.find((item) => item.conversationId === conversationId);
+		return this.#items.find((item) => item.conversationId === conversationId);
 	}
 
 	/** Loads every page (first page shown at once); a later call restarts from scratch. */
 	async load(): Promise<void> {
 		const generation = ++this.generation;
-		this.loading = true;
-		this.error = null;
-		this.complete = false;
+		this.#loading = true;
+		this.#error = null;
+		this.#complete = false;
 		let cursor: string | null = null;
 		let collected: Conversation[] = [];
 		try {
@@ -56,20 +78,20 @@ export class ConversationStore {
 				if (generation !== this.generation) return;
 				collected = collected.concat(page.data);
 				// the first page replaces what was shown; later pages merge, so live updates in between survive
-				this.items = cursor === null ? mergeSorted([], collected) : mergeSorted(this.items, page.data);
+				this.#items = cursor === null ? mergeSorted([], collected) : mergeSorted(this.#items, page.data);
 				cursor = page.nextCursor;
 			} while (cursor);
-			this.complete = true;
+			this.#complete = true;
 		} catch (error) {
-			if (generation === this.generation) this.error = error;
+			if (generation === this.generation) this.#error = error;
 		} finally {
-			if (generation === this.generation) this.loading = false;
+			if (generation === this.generation) this.#loading = false;
 		}
 	}
 
 	/** A conversation from an event or a call, placed where its last activity puts it. */
 	upsert(conversation: Conversation): void {
-		this.items = upsertSorted(this.items, conversation);
+		this.#items = upsertSorted(this.#items, conversation);
 	}
 
 	/** Sets the unread count to zero locally once the read receipt went through. */
@@ -79,19 +101,19 @@ export class ConversationStore {
 	}
 
 	setPreview(conversationId: string, text: string): void {
-		this.previews = withPreview(this.previews, conversationId, text, PREVIEW_LENGTH);
+		this.#previews = withPreview(this.#previews, conversationId, text, PREVIEW_LENGTH);
 	}
 
 	/** Forgets every decrypted preview (on lock and sign-out). */
 	forgetPlaintext(): void {
-		this.previews = NO_PREVIEWS;
+		this.#previews = NO_PREVIEWS;
 	}
 
 	clear(): void {
 		this.generation++;
-		this.items = [];
-		this.previews = NO_PREVIEWS;
-		this.complete = false;
-		this.loading = false;
+		this.#items = [];
+		this.#previews = NO_PREVIEWS;
+		this.#complete = false;
+		this.#loading = false;
 	}
 }

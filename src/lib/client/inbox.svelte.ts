@@ -7,12 +7,12 @@ import pMap from 'p-map';
 import { getContext, setContext } from 'svelte';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
 import { v1 } from '../wire/v1';
-import { getCompanyKey } from './api';
+import { getCompanyKey, getConversation } from './api';
 import { ConversationStore } from './conversations.svelte';
 import { LiveEvents } from './events.svelte';
 import { explainMessageProblem } from './explain';
 import { v1Call } from './proxy';
-import type { ThreadStore } from './thread.svelte';
+import { ThreadStore } from './thread.svelte';
 import type { Conversation, StoredMessage } from './types';
 
 const CONTEXT = Symbol('inbox');
@@ -31,7 +31,8 @@ export class InboxState {
 
 	constructor(
 		private readonly crypto: CryptoWorkerClient,
-		private readonly agentKeyHandle: string
+		private readonly agentKeyHandle: string,
+		private readonly accountId: string
 	) {
 		this.live = new LiveEvents({
 			conversation: (conversation) => this.conversationChanged(conversation),
@@ -58,9 +59,35 @@ export class InboxState {
 	stop(): void {
 		this.stopped = true;
 		this.live.stop();
-		this.thread?.dispose();
-		this.thread = null;
+		this.closeThread(this.thread);
 		this.conversations.clear();
+	}
+
+	/**
+	 * Opens a conversation on screen: its record from the list (else the server), a thread that gets the
+	 * conversation's live events and tells the list about previews and reads. The thread opens its key
+	 * and newest page by itself (its `keyState` says how far it got).
+	 */
+	async openThread(conversationId: string): Promise<ThreadStore> {
+		const conversation = this.conversations.get(conversationId) ?? (await getConversation(conversationId));
+		const thread = new ThreadStore(conversation, {
+			crypto: this.crypto,
+			agentKeyHandle: this.agentKeyHandle,
+			accountId: this.accountId,
+			onPreview: (id, text) => this.conversations.setPreview(id, text),
+			onRead: (id) => this.conversations.markRead(id)
+		});
+		this.closeThread(this.thread);
+		this.thread = thread;
+		void thread.open();
+		return thread;
+	}
+
+	/** The page left the thread: it gets no more events and forgets its plaintext. */
+	closeThread(thread: ThreadStore | null): void {
+		if (!thread) return;
+		if (this.thread === thread) this.thread = null;
+		thread.dispose();
 	}
 
 	/**

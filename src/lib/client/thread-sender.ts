@@ -7,7 +7,6 @@ import type { AttachmentMeta } from '../crypto/attachment-meta';
 import { utf8Length } from '../crypto/encoding';
 import { ContractError } from '../errors';
 import { MAX_MESSAGE_TEXT_BYTES } from '../crypto/message';
-import type { CryptoWorkerClient } from '../crypto/worker/client';
 import { v1 } from '../wire/v1';
 import { uploadAttachment, type TransferProgress } from './attachments';
 import { explainError } from './explain';
@@ -15,13 +14,18 @@ import { nowIso } from './format';
 import { newIdempotencyKey } from './http';
 import { Outbox, type PendingSend } from './outbox';
 import { v1Call } from './proxy';
-import { clientMessageIds, mergeMessages, type ThreadMessage } from './thread-messages';
+import { clientMessageIds, type ThreadMessage } from './thread-messages';
+import type { ThreadCrypto } from './thread.svelte';
 
 /** What the sender needs of its thread. */
 export interface SendingThread {
 	readonly conversationId: string;
-	readonly crypto: CryptoWorkerClient;
-	messages: ThreadMessage[];
+	readonly crypto: ThreadCrypto;
+	readonly messages: readonly ThreadMessage[];
+	/** Adds messages at the end. */
+	append(messages: readonly ThreadMessage[]): void;
+	/** Puts stored messages in their place by `seq`. */
+	reorder(): void;
 	/** The version of the open conversation key; `CONVERSATION_KEY_NOT_OPEN` when there is none. */
 	requireOpenKey(): number;
 	/** Replaces (or with null removes) the message with this key. */
@@ -79,7 +83,7 @@ export class ThreadSender {
 			createdAt: nowIso()
 		};
 		this.outbox.put(entry);
-		this.thread.messages = [...this.thread.messages, this.localMessage(entry, { text })];
+		this.thread.append([this.localMessage(entry, { text })]);
 		void this.deliver(entry);
 	}
 
@@ -126,7 +130,7 @@ export class ThreadSender {
 							progress: null
 						}
 			);
-			this.thread.messages = mergeMessages(this.thread.messages, []);
+			this.thread.reorder();
 			const sent = this.thread.messages.find((m) => m.messageId === stored.messageId);
 			if (sent) this.thread.preview(sent);
 		} catch (error) {
@@ -160,7 +164,7 @@ export class ThreadSender {
 			attachment: { name: file.name, mime: file.type, size: file.size } as AttachmentMeta,
 			progress: { phase: 'preparing', done: 0, total: file.size }
 		};
-		this.thread.messages = [...this.thread.messages, placeholder];
+		this.thread.append([placeholder]);
 		await this.uploadAndSend(localId, file, keyVersion, caption);
 	}
 
@@ -237,15 +241,14 @@ export class ThreadSender {
 		for (const { entry } of restored.filter(({ entry }) => sentIds.has(entry.encryption.clientMessageId)))
 			this.outbox.remove(entry.localId);
 		const shown = restored.filter(({ entry }) => !sentIds.has(entry.encryption.clientMessageId));
-		this.thread.messages = [
-			...this.thread.messages,
-			...shown.map(({ entry, result }) =>
+		this.thread.append(
+			shown.map(({ entry, result }) =>
 				this.localMessage(
 					entry,
 					result.ok ? { text: result.attachment ? result.attachment.caption : result.text, attachment: result.attachment } : {}
 				)
 			)
-		];
+		);
 		for (const { entry } of shown) void this.deliver(entry);
 	}
 }

@@ -7,6 +7,7 @@ import { ContractError } from '../errors';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
 import type { HistoryItem } from '../wire/v1-records';
 import { v1 } from '../wire/v1';
+import { composerBlockedReason, composerWarning, type KeyState } from './composer-state';
 import { explainError, explainMessageProblem } from './explain';
 import { newIdempotencyKey } from './http';
 import { v1Call } from './proxy';
@@ -18,10 +19,13 @@ import type { Conversation, StoredMessage } from './types';
 const PAGE_SIZE = 50;
 const TYPING_INTERVAL_MS = 4000;
 
-export type KeyState = 'opening' | 'open' | 'no-access' | 'failed';
+export type { KeyState };
+
+/** The worker calls a thread makes (the page's CryptoWorkerClient). */
+export type ThreadCrypto = Pick<CryptoWorkerClient, 'openConversationKey' | 'decryptHistory' | 'encryptReply' | 'encryptAttachment'>;
 
 export interface ThreadContext {
-	crypto: CryptoWorkerClient;
+	crypto: ThreadCrypto;
 	agentKeyHandle: string;
 	accountId: string;
 	/** Tells the list about a decrypted preview and a read receipt. */
@@ -30,17 +34,20 @@ export interface ThreadContext {
 }
 
 export class ThreadStore {
-	conversation = $state.raw<Conversation>() as Conversation;
-	keyState = $state<KeyState>('opening');
-	keyError = $state<string | null>(null);
-	messages = $state.raw<ThreadMessage[]>([]);
-	loadingOlder = $state(false);
-	hasOlder = $state(false);
-	loadError = $state<string | null>(null);
-	/** The customer read the company's messages up to this one (message.read events). */
-	customerReadUpTo = $state<string | null>(null);
+	#conversation = $state.raw<Conversation>() as Conversation;
+	#keyState = $state<KeyState>('opening');
+	#keyError = $state<string | null>(null);
+	#messages = $state.raw<ThreadMessage[]>([]);
+	#loadingOlder = $state(false);
+	#hasOlder = $state(false);
+	#loadError = $state<string | null>(null);
+	#customerReadUpTo = $state<string | null>(null);
+	/** Why the composer is closed (the key is not open here), or null when the agent can write. */
+	readonly composerBlockedReason = $derived.by(() => composerBlockedReason(this.#keyState, this.#conversation));
+	/** What the agent should know before writing (pending, awaiting key, untrusted, deleted customer). */
+	readonly composerWarning = $derived.by(() => composerWarning(this.#keyState, this.#conversation));
 	/** The version of the key opened in the worker (contract 4.2: replies use it). */
-	keyVersion: number | null = null;
+	#keyVersion: number | null = null;
 	private readonly sender: ThreadSender;
 	private readonly typing = new Throttle(TYPING_INTERVAL_MS);
 	private lastReadSent: string | null = null;
@@ -50,36 +57,72 @@ export class ThreadStore {
 		conversation: Conversation,
 		private readonly context: ThreadContext
 	) {
-		this.conversation = conversation;
+		this.#conversation = conversation;
 		this.sender = new ThreadSender(this, context.accountId);
 	}
 
+	get conversation(): Conversation {
+		return this.#conversation;
+	}
+
 	get conversationId(): string {
-		return this.conversation.conversationId;
+		return this.#conversation.conversationId;
+	}
+
+	get keyState(): KeyState {
+		return this.#keyState;
+	}
+
+	/** Why the key could not be opened, for the page. */
+	get keyError(): string | null {
+		return this.#keyError;
+	}
+
+	/** The loaded history and the sends of this page, in order. */
+	get messages(): readonly ThreadMessage[] {
+		return this.#messages;
+	}
+
+	get loadingOlder(): boolean {
+		return this.#loadingOlder;
+	}
+
+	/** The service has messages older than the loaded ones. */
+	get hasOlder(): boolean {
+		return this.#hasOlder;
+	}
+
+	get loadError(): string | null {
+		return this.#loadError;
+	}
+
+	/** The customer read the company's messages up to this one (message.read events). */
+	get customerReadUpTo(): string | null {
+		return this.#customerReadUpTo;
 	}
 
 	/** The conversation record changed (an event or a call). */
 	update(conversation: Conversation): void {
-		const hadNoWrap = this.conversation.agentWraps.length === 0;
-		this.conversation = conversation;
-		if (hadNoWrap && conversation.agentWraps.length > 0 && this.keyState !== 'open') void this.open();
+		const hadNoWrap = this.#conversation.agentWraps.length === 0;
+		this.#conversation = conversation;
+		if (hadNoWrap && conversation.agentWraps.length > 0 && this.#keyState !== 'open') void this.open();
 	}
 
 	/** Opens K from the agent's wraps, loads the newest page and the sends still pending. */
 	async open(): Promise<void> {
-		this.keyState = 'opening';
-		this.keyError = null;
-		const wraps = [...this.conversation.agentWraps].sort((a, b) => b.rosterVersion - a.rosterVersion);
+		this.#keyState = 'opening';
+		this.#keyError = null;
+		const wraps = [...this.#conversation.agentWraps].sort((a, b) => b.rosterVersion - a.rosterVersion);
 		if (wraps.length === 0) {
 			// pending (nobody joined yet) or not granted to this agent: the page says which
-			this.keyState = 'no-access';
+			this.#keyState = 'no-access';
 			return;
 		}
 		let lastError: unknown = null;
 		for (const { wrap } of wraps) {
 			try {
 				const opened = await this.context.crypto.openConversationKey(this.context.agentKeyHandle, this.conversationId, wrap);
-				this.keyVersion = opened.keyVersion;
+				this.#keyVersion = opened.keyVersion;
 				lastError = null;
 				break;
 			} catch (error) {
@@ -87,17 +130,17 @@ export class ThreadStore {
 			}
 		}
 		if (lastError) {
-			this.keyState = 'failed';
-			this.keyError = `${explainError(lastError)}${lastError instanceof ContractError ? ` (${lastError.code})` : ''}`;
+			this.#keyState = 'failed';
+			this.#keyError = `${explainError(lastError)}${lastError instanceof ContractError ? ` (${lastError.code})` : ''}`;
 			return;
 		}
-		this.keyState = 'open';
+		this.#keyState = 'open';
 		await this.loadNewest();
 		await this.sender.restorePending();
 	}
 
 	private async decrypt(items: readonly HistoryItem[]): Promise<ThreadMessage[]> {
-		const wanted = itemsToDecrypt(items, shownMessageIds(this.messages));
+		const wanted = itemsToDecrypt(items, shownMessageIds(this.#messages));
 		if (wanted.length === 0) return [];
 		const results = await this.context.crypto.decryptHistory(
 			this.conversationId,
@@ -113,7 +156,7 @@ export class ThreadStore {
 
 	private add(decrypted: ThreadMessage[]): void {
 		if (this.disposed || decrypted.length === 0) return;
-		this.messages = mergeMessages(this.messages, decrypted);
+		this.#messages = mergeMessages(this.#messages, decrypted);
 		// a send confirmed by the history or a live event needs no retry any more
 		this.sender.confirmStored(decrypted);
 		const newest = [...decrypted].reverse().find((m) => m.text !== undefined || m.attachment);
@@ -121,44 +164,44 @@ export class ThreadStore {
 	}
 
 	private newestStored(): ThreadMessage | undefined {
-		for (let i = this.messages.length - 1; i >= 0; i--) if (this.messages[i].messageId) return this.messages[i];
+		for (let i = this.#messages.length - 1; i >= 0; i--) if (this.#messages[i].messageId) return this.#messages[i];
 		return undefined;
 	}
 
 	private oldestStored(): ThreadMessage | undefined {
-		return this.messages.find((m) => m.messageId);
+		return this.#messages.find((m) => m.messageId);
 	}
 
 	async loadNewest(): Promise<void> {
 		try {
-			this.loadError = null;
+			this.#loadError = null;
 			const page = await v1Call(v1.listMessages(this.conversationId, { limit: PAGE_SIZE }));
-			this.hasOlder = page.hasMore;
+			this.#hasOlder = page.hasMore;
 			this.add(await this.decrypt(page.data));
 		} catch (error) {
-			this.loadError = explainError(error);
+			this.#loadError = explainError(error);
 		}
 	}
 
 	/** The page just older than the oldest loaded message (`before`). */
 	async loadOlder(): Promise<void> {
 		const oldest = this.oldestStored();
-		if (!oldest?.messageId || this.loadingOlder || !this.hasOlder) return;
-		this.loadingOlder = true;
+		if (!oldest?.messageId || this.#loadingOlder || !this.#hasOlder) return;
+		this.#loadingOlder = true;
 		try {
 			const page = await v1Call(v1.listMessages(this.conversationId, { limit: PAGE_SIZE, before: oldest.messageId }));
-			this.hasOlder = page.hasMore;
+			this.#hasOlder = page.hasMore;
 			this.add(await this.decrypt(page.data));
 		} catch (error) {
-			this.loadError = explainError(error);
+			this.#loadError = explainError(error);
 		} finally {
-			this.loadingOlder = false;
+			this.#loadingOlder = false;
 		}
 	}
 
 	/** Everything newer than the newest loaded message (`after`), e.g. after a reconnection. */
 	async catchUp(): Promise<void> {
-		if (this.keyState !== 'open') return;
+		if (this.#keyState !== 'open') return;
 		const newest = this.newestStored();
 		if (!newest?.messageId) return this.loadNewest();
 		let after = newest.messageId;
@@ -176,23 +219,23 @@ export class ThreadStore {
 	 * added now, it would open a hole in the history between it and the oldest page.
 	 */
 	async receive(message: StoredMessage): Promise<void> {
-		if (this.keyState !== 'open') return;
-		if (this.messages.some((m) => m.messageId === message.messageId && !m.problem)) return;
+		if (this.#keyState !== 'open') return;
+		if (this.#messages.some((m) => m.messageId === message.messageId && !m.problem)) return;
 		const oldest = this.oldestStored();
-		if (this.hasOlder && oldest?.seq && message.seq < oldest.seq) return;
+		if (this.#hasOlder && oldest?.seq && message.seq < oldest.seq) return;
 		const newest = this.newestStored();
 		if (newest?.seq && message.seq > newest.seq + 1) return this.catchUp();
 		this.add(await this.decrypt([message]));
 	}
 
 	customerRead(upToMessageId: string): void {
-		this.customerReadUpTo = upToMessageId;
+		this.#customerReadUpTo = upToMessageId;
 	}
 
 	/** `read` up to the newest message loaded, once per new message, while the page is visible. */
 	async markRead(): Promise<void> {
 		const newest = this.newestStored();
-		if (!newest?.messageId || newest.messageId === this.lastReadSent || this.keyState !== 'open') return;
+		if (!newest?.messageId || newest.messageId === this.lastReadSent || this.#keyState !== 'open') return;
 		if (typeof document !== 'undefined' && document.visibilityState !== 'visible') return;
 		const upTo = newest.messageId;
 		this.lastReadSent = upTo;
@@ -206,39 +249,49 @@ export class ThreadStore {
 
 	/** `typing`, at most every 4 s while the agent writes (the service shows it for 5 s). */
 	typed(): void {
-		if (this.keyState !== 'open' || this.conversation.status !== 'active' || !this.typing.take()) return;
+		if (this.#keyState !== 'open' || this.#conversation.status !== 'active' || !this.typing.take()) return;
 		void v1Call(v1.typing(this.conversationId), { idempotencyKey: newIdempotencyKey('typing') }).catch(() => undefined);
 	}
 
 	async close(): Promise<void> {
 		const record = await v1Call(v1.close(this.conversationId), { idempotencyKey: newIdempotencyKey('close') });
-		this.conversation = { ...this.conversation, status: record.status, closedAt: record.closedAt };
+		this.#conversation = { ...this.#conversation, status: record.status, closedAt: record.closedAt };
 	}
 
 	// -------------------------------------------------------------------------------------------
 	// What the sender needs (thread-sender.ts)
 
-	get crypto(): CryptoWorkerClient {
+	get crypto(): ThreadCrypto {
 		return this.context.crypto;
+	}
+
+	/** Adds messages of this page (a send being made, or restored after a reload) at the end. */
+	append(messages: readonly ThreadMessage[]): void {
+		this.#messages = [...this.#messages, ...messages];
+	}
+
+	/** Puts a send the service stored in its place by `seq`. */
+	reorder(): void {
+		this.#messages = mergeMessages(this.#messages, []);
 	}
 
 	replace(key: string, change: (message: ThreadMessage) => ThreadMessage | null): void {
 		const next: ThreadMessage[] = [];
-		for (const message of this.messages) {
+		for (const message of this.#messages) {
 			if (message.key !== key) next.push(message);
 			else {
 				const changed = change(message);
 				if (changed) next.push(changed);
 			}
 		}
-		this.messages = next;
+		this.#messages = next;
 	}
 
 	requireOpenKey(): number {
-		if (this.keyState !== 'open' || this.keyVersion === null) {
+		if (this.#keyState !== 'open' || this.#keyVersion === null) {
 			throw new ContractError('CONVERSATION_KEY_NOT_OPEN', 'You cannot write here yet: the conversation key is not open in this browser.');
 		}
-		return this.keyVersion;
+		return this.#keyVersion;
 	}
 
 	preview(message: ThreadMessage): void {
@@ -269,6 +322,6 @@ export class ThreadStore {
 	dispose(): void {
 		this.disposed = true;
 		this.sender.forgetFiles();
-		this.messages = [];
+		this.#messages = [];
 	}
 }

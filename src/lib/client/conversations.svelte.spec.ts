@@ -1,0 +1,57 @@
+/**
+ * The conversation list store against the running inbox: a load started later wins over an earlier one
+ * whose answer arrives last, and a list cleared on sign-out stays empty (docs/inbox-api.md §3).
+ */
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { AGENT, useStack } from '$test-support/integration';
+import { PageNetwork } from '$test-support/page-network';
+import { createInvitation, login } from './api';
+import { ConversationStore } from './conversations.svelte';
+import { newIdempotencyKey } from './http';
+
+vi.setConfig({ testTimeout: 120_000 });
+
+const LIST = /^\/api\/conversations\?/;
+
+describe('ConversationStore with the running inbox', () => {
+	const harness = useStack('PGlite');
+	let network: PageNetwork;
+
+	beforeAll(async () => {
+		network = new PageNetwork(harness.stack().inbox.url);
+		vi.stubGlobal('fetch', network.fetch);
+		await login(AGENT.username, AGENT.password);
+		await createInvitation(newIdempotencyKey('invite'));
+		return () => vi.unstubAllGlobals();
+	});
+
+	const ids = (store: ConversationStore) => store.items.map((item) => item.conversationId).sort();
+
+	it('keeps the answer of the latest load when an earlier one answers last', async () => {
+		const store = new ConversationStore();
+		const slow = network.holdNextAnswer('GET', LIST);
+		const earlier = store.load();
+		await slow.arrived;
+		const created = await createInvitation(newIdempotencyKey('invite'));
+
+		await store.load();
+		expect(ids(store)).toContain(created.conversationId);
+		const latest = ids(store);
+
+		slow.release();
+		await earlier;
+		expect(ids(store)).toEqual(latest);
+		expect([store.loading, store.complete, store.error]).toEqual([false, true, null]);
+	});
+
+	it('stays empty when cleared while a load is on its way', async () => {
+		const store = new ConversationStore();
+		const slow = network.holdNextAnswer('GET', LIST);
+		const loading = store.load();
+		await slow.arrived;
+		store.clear();
+		slow.release();
+		await loading;
+		expect([store.items, store.loading, store.complete]).toEqual([[], false, false]);
+	});
+});

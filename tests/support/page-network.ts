@@ -1,0 +1,74 @@
+/**
+ * The network of a page under test, for the rune stores' specs: the store's relative `fetch` calls go to
+ * the running inbox with the page's origin and session cookie, as a browser on the inbox's origin sends
+ * them. The spec can see every request and break the network on purpose: hold an answer back, or lose it
+ * after the server acted (the connection broke before the answer arrived).
+ */
+
+export interface PageRequest {
+	method: string;
+	/** Path and query, as the page asked for it. */
+	path: string;
+	headers: Headers;
+}
+
+/** The runtime's own fetch, taken before a spec puts the page's in its place. */
+const networkFetch = globalThis.fetch.bind(globalThis);
+
+type Fault = { method: string; path: RegExp } & ({ kind: 'lose' } | { kind: 'hold'; arrived: () => void; released: Promise<void> });
+
+export class PageNetwork {
+	readonly requests: PageRequest[] = [];
+	#cookie: string | null = null;
+	readonly #faults: Fault[] = [];
+
+	constructor(readonly origin: string) {}
+
+	/** The page's `fetch`: install it with `vi.stubGlobal('fetch', network.fetch)`. */
+	readonly fetch = async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
+		// absolute addresses are the test's own calls (the simulator's control API, test clients)
+		if (typeof input !== 'string' || !input.startsWith('/')) return networkFetch(input, init);
+		const url = new URL(input, this.origin);
+		const method = (init.method ?? 'GET').toUpperCase();
+		const headers = new Headers(init.headers);
+		headers.set('origin', this.origin);
+		if (this.#cookie) headers.set('cookie', this.#cookie);
+		const path = url.pathname + url.search;
+		this.requests.push({ method, path, headers });
+		const response = await networkFetch(url, { method, headers, body: init.body, redirect: 'manual', signal: init.signal });
+		for (const cookie of response.headers.getSetCookie()) {
+			const [pair] = cookie.split(';');
+			if (pair.startsWith('inbox_session=')) this.#cookie = pair === 'inbox_session=' ? null : pair;
+		}
+		const index = this.#faults.findIndex((fault) => fault.method === method && fault.path.test(path));
+		if (index < 0) return response;
+		const [fault] = this.#faults.splice(index, 1);
+		if (fault.kind === 'lose') {
+			await response.arrayBuffer();
+			throw new TypeError('Failed to fetch: the connection broke before the answer arrived');
+		}
+		fault.arrived();
+		await fault.released;
+		return response;
+	};
+
+	/** The answer to the next matching request is lost after the server acted on it. */
+	loseNextAnswer(method: string, path: RegExp): void {
+		this.#faults.push({ method, path, kind: 'lose' });
+	}
+
+	/** The answer to the next matching request waits, once the server has answered (`arrived`), until `release()`. */
+	holdNextAnswer(method: string, path: RegExp): { arrived: Promise<void>; release(): void } {
+		let release!: () => void;
+		let arrived!: () => void;
+		const released = new Promise<void>((resolve) => (release = resolve));
+		const answered = new Promise<void>((resolve) => (arrived = resolve));
+		this.#faults.push({ method, path, kind: 'hold', arrived, released });
+		return { arrived: answered, release };
+	}
+
+	/** The requests so far that match. */
+	sent(method: string, path: RegExp): PageRequest[] {
+		return this.requests.filter((request) => request.method === method && path.test(request.path));
+	}
+}
