@@ -6,7 +6,10 @@
  * Durable: the job, the conversations it lists from the service and a done mark per conversation live in
  * the database. Idempotent: each (job, conversation) upload is an outgoing operation whose key and exact
  * body are stored before the first attempt, so a retry, also after a crash, repeats the same request.
- * Resumable: running jobs continue when the server starts. Up to `concurrency` uploads are in flight.
+ * Owned (docs/operations.md "Several processes"): a process works on a job under a lease renewed while it
+ * works; every process looks for runnable jobs every few seconds, so when the owner dies another one
+ * takes the job over once the lease ran out, and a process that lost its lease records nothing more.
+ * Up to `concurrency` uploads are in flight.
  */
 import pMap from 'p-map';
 import { ContractError } from '../../errors';
@@ -23,11 +26,14 @@ import {
 	getGrantJob,
 	grantOperationKey,
 	pendingGrantItems,
-	runningGrantJobs,
+	claimGrantJob,
+	releaseGrantJob,
+	renewGrantLease,
 	settleGrantItems,
 	type GrantItem,
 	type GrantJob
 } from '../db/grant-jobs';
+import { LeaseLostError, newLease } from '../db/leases';
 import { appendLiveEvent } from '../db/live-events';
 import { storeAgentWrapsOfConversations } from '../db/messages';
 import { completeOperations, loadOrCreateOperations, type StoredOperation } from '../db/operations';
@@ -61,6 +67,19 @@ export interface GrantRunnerOptions extends ConversationServices {
 	concurrency?: number;
 	/** Conversations read, sealed and marked together. */
 	batchSize?: number;
+	leaseMs?: number;
+	pollMs?: number;
+}
+
+/** How long a claim on a job holds without renewal; renewed every third of it while the job is worked on. */
+export const GRANT_LEASE_MS = 15_000;
+/** How often every process looks for a job nobody works on (a new one, or one whose owner died). */
+export const GRANT_POLL_MS = 5_000;
+
+/** The claim this process holds on a job: its token (null without leases) and whether it was lost. */
+interface JobClaim {
+	token: string | null;
+	lost: boolean;
 }
 
 /** The service's page size limit for conversation lists (docs/contract-gaps.md §4). */
@@ -86,6 +105,7 @@ interface PreparedBatch {
 export class GrantRunner {
 	private readonly runner = coalesce(() => this.runRunningJobs());
 	private stopping = false;
+	private poll: ReturnType<typeof setInterval> | undefined;
 	private readonly concurrency: number;
 	private readonly batchSize: number;
 
@@ -94,18 +114,23 @@ export class GrantRunner {
 		this.batchSize = options.batchSize ?? 256;
 	}
 
-	/** Continues the jobs a previous run of the server left running. */
+	/** Continues the jobs left running (by an earlier run or a process that died), and keeps looking for them. */
 	start(): void {
 		this.wake();
+		this.poll ??= setInterval(() => this.wake(), this.options.pollMs ?? GRANT_POLL_MS);
 	}
 
 	wake(): void {
 		if (!this.stopping) this.runner.trigger();
 	}
 
-	/** Stops taking new conversations and waits for the uploads in flight; unfinished jobs stay running for the next start. */
+	/**
+	 * Stops taking new conversations and waits for the uploads in flight; an unfinished job stays running
+	 * and its lease is given back, so another process (or the next start) continues it at once.
+	 */
 	async stop(): Promise<void> {
 		this.stopping = true;
+		clearInterval(this.poll);
 		await this.runner.idle();
 	}
 
@@ -114,29 +139,58 @@ export class GrantRunner {
 		return this.runner.idle();
 	}
 
+	/** Works on every running job this process can claim, one after the other. */
 	private async runRunningJobs(): Promise<void> {
+		const { db, now, log } = this.options;
+		const worked: string[] = [];
 		try {
-			for (const job of await runningGrantJobs(this.options.db)) {
-				if (this.stopping) return;
-				await this.runJob(job);
+			while (!this.stopping) {
+				// One process owns a PGlite database (its directory lock), so only PostgreSQL needs leases.
+				const lease = db.kind === 'pglite' ? null : newLease(this.options.leaseMs ?? GRANT_LEASE_MS);
+				const job = await claimGrantJob(db, lease, new Date(now()), worked);
+				if (!job) return;
+				worked.push(job.jobId);
+				const claim: JobClaim = { token: lease?.token ?? null, lost: false };
+				const renewal = lease
+					? setInterval(() => {
+							renewGrantLease(db, job.jobId, lease, new Date(now()))
+								.then((held) => (claim.lost ||= !held))
+								.catch((error) => log.warn('grant job lease not renewed', { job: job.jobId, reason: errorText(error) }));
+						}, lease.ms / 3)
+					: undefined;
+				try {
+					await this.runJob(job, claim);
+				} finally {
+					clearInterval(renewal);
+					if (lease && this.stopping) await releaseGrantJob(db, job.jobId, lease.token).catch(() => undefined);
+				}
 			}
 		} catch (error) {
-			this.options.log.warn('grant jobs paused', { reason: errorText(error) });
+			log.warn('grant jobs paused', { reason: errorText(error) });
 		}
 	}
 
-	private async runJob(job: GrantJob): Promise<void> {
+	private halted(claim: JobClaim): boolean {
+		return this.stopping || claim.lost;
+	}
+
+	private async runJob(job: GrantJob, claim: JobClaim): Promise<void> {
 		const { db, log } = this.options;
 		let stoppedBy: string | null = null;
 		try {
 			let current = job;
 			while (!current.listed) {
-				if (this.stopping) return;
-				current = await this.listPage(current);
+				if (this.halted(claim)) return;
+				current = await this.listPage(current, claim);
 			}
-			stoppedBy = await this.grantPending(current);
+			stoppedBy = await this.grantPending(current, claim);
 		} catch (error) {
-			stoppedBy = errorText(error);
+			if (error instanceof LeaseLostError) claim.lost = true;
+			else stoppedBy = errorText(error);
+		}
+		if (claim.lost) {
+			log.warn('grant job left to the process that holds it now', { job: job.jobId });
+			return;
 		}
 		if (this.stopping && stoppedBy === null) return;
 		const now = new Date(this.options.now());
@@ -145,7 +199,7 @@ export class GrantRunner {
 			if (!latest || latest.state !== 'running') return latest;
 			const failedError = latest.failed > 0 ? `${latest.failed} conversations could not be granted` : null;
 			const outcome = stoppedBy ?? failedError;
-			const updated = await finishGrantJob(tx, job.jobId, { state: outcome ? 'failed' : 'done', lastError: outcome }, now);
+			const updated = await finishGrantJob(tx, job.jobId, claim.token, { state: outcome ? 'failed' : 'done', lastError: outcome }, now);
 			if (updated) await announceGrantProgress(tx, updated, now);
 			return updated;
 		});
@@ -161,7 +215,7 @@ export class GrantRunner {
 	}
 
 	/** One page of the service's conversations into the job's items (pending ones have no K yet). */
-	private async listPage(job: GrantJob): Promise<GrantJob> {
+	private async listPage(job: GrantJob, claim: JobClaim): Promise<GrantJob> {
 		const { value: page } = await this.options.upstream.call(
 			v1.listConversations({ limit: LIST_PAGE, cursor: job.listCursor ?? undefined })
 		);
@@ -171,6 +225,7 @@ export class GrantRunner {
 		await addGrantItems(
 			this.options.db,
 			job.jobId,
+			claim.token,
 			items,
 			{ cursor: page.nextCursor, listed: page.nextCursor === null },
 			new Date(this.options.now())
@@ -182,7 +237,7 @@ export class GrantRunner {
 	 * Grants every pending conversation; returns why it stopped early, or null. The next batch is read,
 	 * sealed and stored while the current one uploads, so the service is never left waiting on the database.
 	 */
-	private async grantPending(job: GrantJob): Promise<string | null> {
+	private async grantPending(job: GrantJob, claim: JobClaim): Promise<string | null> {
 		const keys = await this.options.companyKeys();
 		const keyPairs = [keys.current, ...keys.previous];
 		const agents = job.agents.map((agent) => ({ agentKeyId: agent.agentKeyId, publicKey: b64uDecode(agent.publicKey, 'publicKey') }));
@@ -191,9 +246,9 @@ export class GrantRunner {
 		try {
 			for (;;) {
 				const batch = await upcoming;
-				if (!batch || this.stopping) return null;
+				if (!batch || this.halted(claim)) return null;
 				upcoming = this.prepareBatch(job, batch.last, seal);
-				const stopped = await this.uploadBatch(job, batch);
+				const stopped = await this.uploadBatch(job, batch, claim);
 				if (stopped) return stopped;
 			}
 		} finally {
@@ -253,7 +308,7 @@ export class GrantRunner {
 	}
 
 	/** Uploads a prepared batch with bounded concurrency, then marks it in one transaction. */
-	private async uploadBatch(job: GrantJob, batch: PreparedBatch): Promise<string | null> {
+	private async uploadBatch(job: GrantJob, batch: PreparedBatch, claim: JobClaim): Promise<string | null> {
 		const { db, upstream } = this.options;
 		const { prepared, operations, settled } = batch;
 		const completed: { operationKey: string; status: number }[] = [];
@@ -262,7 +317,7 @@ export class GrantRunner {
 		await pMap(
 			prepared,
 			async ({ item, request }) => {
-				if (stoppedBy !== null || this.stopping) return;
+				if (stoppedBy !== null || this.halted(claim)) return;
 				const operationKey = grantOperationKey(job.jobId, item.conversationId);
 				const operation = operations.get(operationKey);
 				if (!operation?.body) {
@@ -293,7 +348,7 @@ export class GrantRunner {
 		);
 		const now = new Date(this.options.now());
 		await db.transaction(async (tx) => {
-			await settleGrantItems(tx, job.jobId, settled, now);
+			await settleGrantItems(tx, job.jobId, claim.token, settled, now);
 			await completeOperations(tx, completed, now);
 			await storeAgentWrapsOfConversations(tx, granted, now);
 			const progress = await getGrantJob(tx, job.jobId);

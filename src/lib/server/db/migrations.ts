@@ -295,5 +295,15 @@ create index audit_log_by_actor on audit_log (actor_id, seq);
 -- event needs it, so a process whose lease ran out cannot mark what another process now holds.
 alter table webhook_events add column lease_token text;
 `
+	},
+	{
+		version: 8,
+		name: 'grant jobs owned under a lease',
+		sql: `
+-- The process working on a running grant job holds it under a lease (src/lib/server/db/grant-jobs.ts):
+-- renewed per batch, its token needed to record progress, taken over by another process once it ran out.
+alter table grant_jobs add column lease_token text;
+alter table grant_jobs add column locked_until timestamptz;
+`
 	}
 ];

@@ -8,15 +8,25 @@ import { migrate, SchemaTooNewError } from './migrate';
 import { MIGRATIONS } from './migrations';
 import { appendLiveEvent, LIVE_CHANNEL, liveEventsAfter } from './live-events';
 import { listStoredMessages, markReadUpTo, storeAgentWraps, storeMessage } from './messages';
+import {
+	addGrantItems,
+	claimGrantJob,
+	createGrantJob,
+	finishGrantJob,
+	getGrantJob,
+	pendingGrantItems,
+	releaseGrantJob,
+	renewGrantLease,
+	settleGrantItems
+} from './grant-jobs';
+import { LeaseLostError, newLease } from './leases';
 import { loadOrCreateOperation } from './operations';
 import {
 	claimDueEvents,
 	eventStates,
-	LeaseLostError,
 	markEventFailed,
 	markEventForRetry,
 	markEventsProcessed,
-	newLease,
 	releaseLease,
 	renewLease,
 	storeWebhookEvents,
@@ -198,6 +208,59 @@ describe.each(BACKENDS)('stores on %s', (backend) => {
 		await markEventForRetry(db, first[1], 'later', at(50));
 		expect(await claimDueEvents(db, 10, null, at(3))).toEqual([]);
 		expect((await claimDueEvents(db, 10, null, at(50))).map((stored) => [stored.eventId, stored.processAttempts])).toEqual([['evt_2', 1]]);
+	});
+
+	it('a grant job is worked on by the holder of its lease: another process takes it once the lease ran out, and the old holder records nothing', async () => {
+		const db = await databases.open();
+		const agents = [{ agentKeyId: 'agk_new', publicKey: 'A'.repeat(43) }];
+		await createGrantJob(db, { jobId: 'grj_1', rosterVersion: 2, agents }, t0);
+		const first = newLease(15_000);
+		expect((await claimGrantJob(db, first, at(1)))?.jobId).toBe('grj_1');
+		expect(await claimGrantJob(db, newLease(15_000), at(2))).toBeNull();
+		const items = ['conv_a', 'conv_b'].map((conversationId) => ({ conversationId, wrapForCompany: wrap }));
+		await addGrantItems(db, 'grj_1', first.token, items, { cursor: null, listed: true }, at(3));
+		expect(await renewGrantLease(db, 'grj_1', first, at(10))).toBe(true);
+		expect(await claimGrantJob(db, newLease(15_000), at(20))).toBeNull();
+
+		// The first process dies (or pauses) and its lease runs out: another process takes the job over.
+		const second = newLease(15_000);
+		expect((await claimGrantJob(db, second, at(26)))?.jobId).toBe('grj_1');
+		expect(await renewGrantLease(db, 'grj_1', first, at(27))).toBe(false);
+		const late = db.transaction((tx) => settleGrantItems(tx, 'grj_1', first.token, [{ conversationId: 'conv_a', error: null }], at(27)));
+		await expect(late).rejects.toBeInstanceOf(LeaseLostError);
+		await expect(addGrantItems(db, 'grj_1', first.token, items, { cursor: 'x', listed: false }, at(27))).rejects.toBeInstanceOf(
+			LeaseLostError
+		);
+		expect(await finishGrantJob(db, 'grj_1', first.token, { state: 'done', lastError: null }, at(27))).toBeUndefined();
+		expect(await getGrantJob(db, 'grj_1')).toMatchObject({ state: 'running', done: 0, listed: true });
+
+		await db.transaction((tx) => settleGrantItems(tx, 'grj_1', second.token, [{ conversationId: 'conv_a', error: null }], at(28)));
+		expect(await pendingGrantItems(db, 'grj_1', '', 10)).toEqual([items[1]]);
+		// Stopping, the holder gives the job back: any process takes it at once.
+		await releaseGrantJob(db, 'grj_1', first.token);
+		expect(await claimGrantJob(db, newLease(15_000), at(29))).toBeNull();
+		await releaseGrantJob(db, 'grj_1', second.token);
+		const third = newLease(15_000);
+		expect((await claimGrantJob(db, third, at(29)))?.jobId).toBe('grj_1');
+		await db.transaction((tx) => settleGrantItems(tx, 'grj_1', third.token, [{ conversationId: 'conv_b', error: null }], at(30)));
+		expect(await finishGrantJob(db, 'grj_1', third.token, { state: 'done', lastError: null }, at(31))).toMatchObject({
+			state: 'done',
+			done: 2
+		});
+		expect(await claimGrantJob(db, newLease(15_000), at(100))).toBeNull();
+	});
+
+	it('without a lease (one process, PGlite), the oldest running grant job not yet worked on in this pass is next', async () => {
+		const db = await databases.open();
+		const agents = [{ agentKeyId: 'agk_new', publicKey: 'A'.repeat(43) }];
+		await createGrantJob(db, { jobId: 'grj_old', rosterVersion: 2, agents }, t0);
+		await createGrantJob(db, { jobId: 'grj_new', rosterVersion: 3, agents }, at(1));
+		expect((await claimGrantJob(db, null, at(2)))?.jobId).toBe('grj_old');
+		expect((await claimGrantJob(db, null, at(2), ['grj_old']))?.jobId).toBe('grj_new');
+		expect(await claimGrantJob(db, null, at(2), ['grj_old', 'grj_new'])).toBeNull();
+		await db.transaction((tx) => settleGrantItems(tx, 'grj_old', null, [], at(3)));
+		expect(await finishGrantJob(db, 'grj_old', null, { state: 'failed', lastError: 'stopped' }, at(4))).toMatchObject({ state: 'failed' });
+		expect((await claimGrantJob(db, null, at(5)))?.jobId).toBe('grj_new');
 	});
 
 	it('an operation keeps its first idempotency key and request', async () => {

@@ -5,26 +5,8 @@
  * a token that fences it (docs/operations.md "Several processes"): marking an event needs the token of
  * the lease that holds it, so a process that paused past its lease and resumes changes nothing.
  */
-import { randomUUID } from 'node:crypto';
-import { ContractError } from '../../errors';
 import type { Queryable } from './database';
-
-/** A claim on due events: its fencing token and how long it holds before another process may take them. */
-export interface Lease {
-	token: string;
-	ms: number;
-}
-
-export function newLease(ms: number): Lease {
-	return { token: randomUUID(), ms };
-}
-
-/** The events' lease passed to another process (it ran out): whatever this claim did is rolled back. */
-export class LeaseLostError extends ContractError {
-	constructor(claimed: number, held: number) {
-		super('STATE_CONFLICT', `the lease on ${claimed} webhook events is lost: ${held} are still held`);
-	}
-}
+import { LeaseLostError, type Lease } from './leases';
 
 export interface IncomingEvent {
 	eventId: string;
@@ -139,7 +121,7 @@ export async function markEventsProcessed(db: Queryable, seqs: readonly number[]
 		 where seq = any($1::bigint[]) and state = 'pending' and lease_token is not distinct from $3 returning seq`,
 		[seqs, now, leaseToken]
 	);
-	if (rows.length !== seqs.length) throw new LeaseLostError(seqs.length, rows.length);
+	if (rows.length !== seqs.length) throw new LeaseLostError(`${seqs.length} webhook events: ${rows.length} are still held`);
 }
 
 /** A transient failure: the event is tried again at `nextAttemptAt` (nothing changes when the lease was lost). */

@@ -1,9 +1,11 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { newAgent, settledGrantJob, signedRoster, signingKeyOf } from '$test-support/admin-api';
 import { simControl } from '$test-support/customer';
 import { BACKENDS } from '$test-support/databases';
 import { InboxClient } from '$test-support/inbox-client';
 import { ADMIN, useStack } from '$test-support/integration';
+import { freePort } from '../../../cli/stack/processes';
+import { startInbox, type RunningInbox } from '../../../cli/stack/stack';
 import { b64uDecode, b64uEncode, generateX25519KeyPair, signRotation } from '../../crypto/index';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
@@ -120,5 +122,53 @@ describe.each(BACKENDS)('grant jobs survive a crash on %s (contract 6.7; docs/in
 		expect(resumed.status).toBe(200);
 		expect(resumed.body).toMatchObject({ state: 'running', failed: 0 });
 		expect(await settledGrantJob(admin, grantJob.jobId)).toMatchObject({ state: 'failed', failed: 3, done: failed.done });
+	});
+});
+
+describe('grant jobs with several processes on one PostgreSQL (docs/operations.md "Several processes")', () => {
+	const harness = useStack('PostgreSQL');
+	let second: RunningInbox | undefined;
+	afterAll(() => second?.stop());
+
+	it('a job whose process is killed is taken over by another live process within 30 s, each conversation uploaded once', async () => {
+		const stack = harness.stack();
+		const sim = simControl(stack.simUrl);
+		const { companyId } = stack.company;
+		const seeded = await sim.control('POST', `/_sim/companies/${companyId}/conversations`, { count: 6_000 });
+		const admin = await harness.login(ADMIN);
+		const agent = await newAgent(admin, 'takeover');
+		const signingKey = await signingKeyOf(stack);
+		const { next } = (await admin.get('/api/admin/roster')).body;
+		const uploaded = await admin.post('/api/admin/roster', signedRoster(companyId, next.rosterVersion, [agent.rosterEntry], signingKey));
+		const { jobId } = uploaded.body.grantJob;
+		const events = await admin.events();
+		await events.waitFor((event) => event.event === 'grant.progress' && event.data.jobId === jobId && event.data.done > 0, 60_000);
+		events.close();
+
+		// Another process joins while the first one works on the job: it must leave the job alone while the lease holds.
+		second = await startInbox({ dataDir: stack.dataDir, databaseUrl: stack.databaseUrl, company: stack.company, port: await freePort() });
+		const onSecond = await InboxClient.loggedIn(second.url, ADMIN.username, ADMIN.password);
+		const before = (await onSecond.get(`/api/admin/grant-jobs/${jobId}`)).body;
+		expect(before).toMatchObject({ state: 'running' });
+		expect(before.done).toBeLessThan(6_000);
+
+		await stack.inbox.kill();
+		const killedAt = Date.now();
+		const atKill = (await onSecond.get(`/api/admin/grant-jobs/${jobId}`)).body.done as number;
+		expect(atKill).toBeLessThan(6_000);
+		await expect
+			.poll(async () => (await onSecond.get(`/api/admin/grant-jobs/${jobId}`)).body.done, { timeout: 30_000, interval: 250 })
+			.toBeGreaterThan(atKill);
+		expect(Date.now() - killedAt).toBeLessThan(30_000);
+
+		expect(await settledGrantJob(onSecond, jobId)).toMatchObject({ state: 'done', done: 6_000, failed: 0 });
+		const uploads = (await sim.control('GET', `/_sim/companies/${companyId}/agent-wrap-uploads`)).body.data as {
+			conversationId: string;
+			uploads: number;
+		}[];
+		const seededIds = new Set(seeded.body.conversationIds);
+		const ofSeeded = uploads.filter((entry) => seededIds.has(entry.conversationId));
+		expect(ofSeeded.length).toBe(6_000);
+		expect(ofSeeded.filter((entry) => entry.uploads !== 1)).toEqual([]);
 	});
 });

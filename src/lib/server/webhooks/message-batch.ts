@@ -9,7 +9,8 @@ import { isoSeconds } from '../../crypto/rules';
 import type { Queryable } from '../db/database';
 import { LIVE_CHANNEL, LIVE_ORDER_LOCK } from '../db/live-events';
 import { messageColumns, type StoredMessage } from '../db/messages';
-import { LeaseLostError, type StoredEvent } from '../db/webhook-events';
+import { LeaseLostError } from '../db/leases';
+import type { StoredEvent } from '../db/webhook-events';
 
 export function dateOr(value: string | null, fallback: Date): Date {
 	const parsed = value === null ? Number.NaN : Date.parse(value);
@@ -119,6 +120,6 @@ export async function applyMessageBatch(
 		LIVE_CHANNEL,
 		events[0]?.leaseToken ?? null
 	]);
-	if (row.processed !== events.length) throw new LeaseLostError(events.length, row.processed);
+	if (row.processed !== events.length) throw new LeaseLostError(`${events.length} webhook events: ${row.processed} are still held`);
 	return { stored: row.stored };
 }

@@ -11,13 +11,12 @@
 import { ContractError } from '../../errors';
 import type { Database, Queryable } from '../db/database';
 import { appendLiveEvents, type NewLiveEvent } from '../db/live-events';
+import { LeaseLostError, newLease } from '../db/leases';
 import {
 	claimDueEvents,
-	LeaseLostError,
 	markEventFailed,
 	markEventForRetry,
 	markEventsProcessed,
-	newLease,
 	nextDueAt,
 	releaseLease,
 	renewLease,
