@@ -18,6 +18,7 @@ import {
 	type RosterAgent,
 	type X25519KeyPair
 } from '../../src/lib/crypto/index';
+import { simControl } from './customer';
 import { InboxClient } from './inbox-client';
 
 /** The ways a careless client could send `signing.key` (64 bytes) or its seed (32): the server must refuse each. */
@@ -102,4 +103,30 @@ export async function settledGrantJob(admin: InboxClient, jobId: string, timeout
 		if (Date.now() > deadline) throw new Error(`grant job ${jobId} still running: ${JSON.stringify(job.body)}`);
 		await new Promise((resolve) => setTimeout(resolve, 200));
 	}
+}
+
+/**
+ * Seeds `count` conversations at the service, then signs and uploads a roster that adds a new agent:
+ * the grant job that follows, once it has granted some of them (its progress on the admin's stream).
+ */
+export async function grantJobUnderWay(stack: Stack, admin: InboxClient, count: number, label: string) {
+	const { companyId } = stack.company;
+	const seeded = await simControl(stack.simUrl).control('POST', `/_sim/companies/${companyId}/conversations`, { count });
+	if (seeded.status !== 201) throw new Error(`the simulator did not seed conversations: ${JSON.stringify(seeded.body)}`);
+	const agent = await newAgent(admin, label);
+	const { next } = (await admin.get('/api/admin/roster')).body;
+	const roster = signedRoster(companyId, next.rosterVersion, [agent.rosterEntry], await signingKeyOf(stack));
+	const jobId: string = (await admin.post('/api/admin/roster', roster)).body.grantJob.jobId;
+	const stream = await admin.events();
+	await stream.waitFor((event) => event.event === 'grant.progress' && event.data.jobId === jobId && event.data.done > 0, 60_000);
+	return { jobId, agent, stream, seededIds: seeded.body.conversationIds as string[] };
+}
+
+/** How many times the service stored agent wraps for each of `conversationIds` (the simulator's count; 0 if never). */
+export async function wrapUploadsOf(stack: Stack, conversationIds: readonly string[]): Promise<number[]> {
+	const { body } = await simControl(stack.simUrl).control('GET', `/_sim/companies/${stack.company.companyId}/agent-wrap-uploads`);
+	const counts = new Map(
+		(body.data as { conversationId: string; uploads: number }[]).map((entry) => [entry.conversationId, entry.uploads])
+	);
+	return conversationIds.map((id) => counts.get(id) ?? 0);
 }

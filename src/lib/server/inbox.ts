@@ -48,6 +48,13 @@ export interface Inbox {
 	/** The company keys as on disk now (read again after a change, so a rotation takes effect at once). */
 	companyKeys(): Promise<CompanyKeys>;
 	now(): number;
+	/** The process is stopping (docs/operations.md "Stopping a process"): health answers 503. */
+	readonly draining: boolean;
+	/**
+	 * Stops taking work and gives back what it holds (webhook events, grant jobs, rewraps), and tells the
+	 * live streams to reconnect elsewhere; the HTTP server finishes its requests meanwhile.
+	 */
+	drain(): Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -95,6 +102,12 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	const passwords = new PasswordHasher();
 
 	let closing: Promise<void> | undefined;
+	let draining: Promise<void> | undefined;
+	const drain = () =>
+		(draining ??= (async () => {
+			await Promise.all([processor.stop(), rewraps.stop(), grants.stop()]);
+			await hub.stop();
+		})());
 	if (!bodyLimitIsEnough(process.env.BODY_SIZE_LIMIT)) {
 		log.warn('BODY_SIZE_LIMIT is below 2M: roster and agent-wrap uploads of up to 1 MiB will be refused; set BODY_SIZE_LIMIT=2M');
 	}
@@ -122,14 +135,15 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		sessionCache: sessions.cache,
 		companyKeys,
 		now,
+		get draining() {
+			return draining !== undefined;
+		},
+		drain,
 		close: () =>
 			(closing ??= (async () => {
 				maintenance.stop();
 				await sessions.stop();
-				await processor.stop();
-				await rewraps.stop();
-				await grants.stop();
-				await hub.stop();
+				await drain();
 				await passwords.close();
 				await db.close();
 			})())

@@ -8,6 +8,9 @@ import { KeyFileError } from './keys/files';
 
 let current: Inbox | undefined;
 
+/** A stopping process exits by then, even with requests or work still open. */
+const STOP_DEADLINE_MS = 10_000;
+
 export function inbox(): Inbox {
 	if (!current) throw new Error('the inbox is not started: the init hook did not run');
 	return current;
@@ -25,11 +28,19 @@ export async function initRuntime(env: Record<string, string | undefined>, optio
 		process.exit(1);
 	}
 	const started = current;
-	// On a stop signal the live streams end first: open SSE connections would hold the HTTP server's
-	// graceful shutdown. The rest closes once the server has answered its last request.
-	const endStreams = () => void started.hub.stop();
-	process.once('SIGTERM', endStreams);
-	process.once('SIGINT', endStreams);
+	// On a stop signal the process drains (docs/operations.md "Stopping a process"): health turns 503,
+	// background work is finished or given back, and the live streams are told to reconnect elsewhere, so
+	// the HTTP server's graceful shutdown is not held by them. The rest closes once the server has
+	// answered its last request, and the process exits within STOP_DEADLINE_MS whatever is left.
+	const drain = () => {
+		setTimeout(() => {
+			started.log.warn('stopping took too long: exiting', { afterMs: STOP_DEADLINE_MS });
+			process.exit(1);
+		}, STOP_DEADLINE_MS).unref();
+		void started.drain();
+	};
+	process.once('SIGTERM', drain);
+	process.once('SIGINT', drain);
 	process.once('sveltekit:shutdown' as 'SIGTERM', () => void started.close());
 	return started;
 }

@@ -1,15 +1,23 @@
 /**
- * `GET /api/health` (docs/inbox-api.md §9): whether the database answers, and nothing else.
+ * `GET /api/health` (docs/inbox-api.md §9): whether this process takes requests (not while it stops) and
+ * the database answers, and nothing else.
  */
 import { ContractError } from '../../errors';
 import { json } from '../http/responses';
+import type { Inbox } from '../inbox';
 import { route } from './event';
 
-export const getHealth = route(async (_event, inbox) => {
+/** Throws `UNAVAILABLE` while the process stops or when the database does not answer. */
+export async function checkHealth(inbox: Pick<Inbox, 'draining' | 'db'>): Promise<void> {
+	if (inbox.draining) throw new ContractError('UNAVAILABLE', 'this inbox process is stopping');
 	try {
 		await inbox.db.query('select 1');
 	} catch {
 		throw new ContractError('UNAVAILABLE', 'the inbox database is not available');
 	}
+}
+
+export const getHealth = route(async (_event, inbox) => {
+	await checkHealth(inbox);
 	return json({ status: 'ok' });
 });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { newAgent, settledGrantJob, signedRoster, signingKeyOf } from '$test-support/admin-api';
+import { grantJobUnderWay, newAgent, settledGrantJob, signedRoster, signingKeyOf, wrapUploadsOf } from '$test-support/admin-api';
 import { simControl } from '$test-support/customer';
 import { BACKENDS } from '$test-support/databases';
 import { InboxClient } from '$test-support/inbox-client';
@@ -132,43 +132,23 @@ describe('grant jobs with several processes on one PostgreSQL (docs/operations.m
 
 	it('a job whose process is killed is taken over by another live process within 30 s, each conversation uploaded once', async () => {
 		const stack = harness.stack();
-		const sim = simControl(stack.simUrl);
-		const { companyId } = stack.company;
-		const seeded = await sim.control('POST', `/_sim/companies/${companyId}/conversations`, { count: 6_000 });
-		const admin = await harness.login(ADMIN);
-		const agent = await newAgent(admin, 'takeover');
-		const signingKey = await signingKeyOf(stack);
-		const { next } = (await admin.get('/api/admin/roster')).body;
-		const uploaded = await admin.post('/api/admin/roster', signedRoster(companyId, next.rosterVersion, [agent.rosterEntry], signingKey));
-		const { jobId } = uploaded.body.grantJob;
-		const events = await admin.events();
-		await events.waitFor((event) => event.event === 'grant.progress' && event.data.jobId === jobId && event.data.done > 0, 60_000);
-		events.close();
+		const { jobId, stream, seededIds } = await grantJobUnderWay(stack, await harness.login(ADMIN), 6_000, 'takeover');
+		stream.close();
 
 		// Another process joins while the first one works on the job: it must leave the job alone while the lease holds.
 		second = await startInbox({ dataDir: stack.dataDir, databaseUrl: stack.databaseUrl, company: stack.company, port: await freePort() });
 		const onSecond = await InboxClient.loggedIn(second.url, ADMIN.username, ADMIN.password);
-		const before = (await onSecond.get(`/api/admin/grant-jobs/${jobId}`)).body;
-		expect(before).toMatchObject({ state: 'running' });
-		expect(before.done).toBeLessThan(6_000);
+		const jobOnSecond = async () => (await onSecond.get(`/api/admin/grant-jobs/${jobId}`)).body;
+		expect(await jobOnSecond()).toMatchObject({ state: 'running' });
 
 		await stack.inbox.kill();
 		const killedAt = Date.now();
-		const atKill = (await onSecond.get(`/api/admin/grant-jobs/${jobId}`)).body.done as number;
+		const atKill = (await jobOnSecond()).done as number;
 		expect(atKill).toBeLessThan(6_000);
-		await expect
-			.poll(async () => (await onSecond.get(`/api/admin/grant-jobs/${jobId}`)).body.done, { timeout: 30_000, interval: 250 })
-			.toBeGreaterThan(atKill);
+		await expect.poll(async () => (await jobOnSecond()).done, { timeout: 30_000, interval: 250 }).toBeGreaterThan(atKill);
 		expect(Date.now() - killedAt).toBeLessThan(30_000);
 
 		expect(await settledGrantJob(onSecond, jobId)).toMatchObject({ state: 'done', done: 6_000, failed: 0 });
-		const uploads = (await sim.control('GET', `/_sim/companies/${companyId}/agent-wrap-uploads`)).body.data as {
-			conversationId: string;
-			uploads: number;
-		}[];
-		const seededIds = new Set(seeded.body.conversationIds);
-		const ofSeeded = uploads.filter((entry) => seededIds.has(entry.conversationId));
-		expect(ofSeeded.length).toBe(6_000);
-		expect(ofSeeded.filter((entry) => entry.uploads !== 1)).toEqual([]);
+		expect(new Set(await wrapUploadsOf(stack, seededIds))).toEqual(new Set([1]));
 	});
 });

@@ -14,6 +14,8 @@ import type { LiveHub } from './hub';
 
 const KEEP_ALIVE_MS = 15_000;
 const BATCH = 200;
+/** How soon a client reconnects when this process stops (the usual retry is 3 s). */
+const RECONNECT_AFTER_SHUTDOWN_MS = 250;
 
 export interface StreamOptions {
 	db: Database;
@@ -90,7 +92,7 @@ class LiveStream {
 		this.#unsubscribe = hub.subscribe({
 			sessionTokenHash: this.#options.sessionTokenHash,
 			wake: () => this.#pump(),
-			end: (reason) => (reason === 'session' ? this.#endSession() : this.#close())
+			end: (reason) => (reason === 'session' ? this.#endSession() : this.#endForShutdown())
 		});
 		this.#pump();
 		await this.#sender.idle();
@@ -177,6 +179,13 @@ class LiveStream {
 			served ? frame('resync', { reason: 'conversation keys were granted to you' }, event.id) : ''
 		].join('');
 		return frames || null;
+	}
+
+	/** This process stops: the client reconnects at once, through the load balancer to another one. */
+	#endForShutdown(): void {
+		this.#send(`retry: ${RECONNECT_AFTER_SHUTDOWN_MS}\n\n`);
+		this.#send(frame('server.stopping', { reason: 'this server process is stopping; reconnect' }));
+		this.#close();
 	}
 
 	#endSession(): void {
