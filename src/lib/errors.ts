@@ -146,6 +146,7 @@ export class ContractError extends Error {
 		status: number | undefined = statusOf(code)
 	) {
 		super(message);
+		// Stryker disable next-line ConditionalExpression: equivalent: the class field exists already, undefined
 		if (status !== undefined) this.status = status;
 	}
 

@@ -11,6 +11,7 @@ export default defineConfig({
 	test: {
 		include: [
 			'src/lib/crypto/**/*.spec.ts',
+			'src/lib/errors.spec.ts',
 			'src/lib/keystore/**/*.spec.ts',
 			'src/lib/server/{auth,http,proxy,webhooks,conversations,admin,keys}/**/*.spec.ts'
 		],

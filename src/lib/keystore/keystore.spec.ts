@@ -1,5 +1,6 @@
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { refusal } from '$test-support/refusal';
 import { b64uEncode } from '../crypto/encoding';
 import { fingerprintDisplay, generateEd25519KeyPair, x25519PublicKey } from '../crypto/keys';
 import { initCrypto } from '../crypto/sodium';
@@ -9,14 +10,6 @@ const PASSPHRASE = 'correct horse battery';
 let stores = 0;
 /** A key store of its own database, as a fresh browser profile has. */
 const freshStore = () => new KeyStore(`inbox-keystore-spec-${++stores}`);
-
-async function refusal(promise: Promise<unknown>) {
-	const error = (await promise.then(
-		() => undefined,
-		(caught: unknown) => caught
-	)) as { code?: string; message?: string } | undefined;
-	return { code: error?.code, message: error?.message };
-}
 
 beforeAll(() => initCrypto());
 

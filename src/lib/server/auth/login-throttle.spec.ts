@@ -60,4 +60,13 @@ describe.each(BACKENDS)('login throttle on %s (docs/threat-model.md, "An outside
 		await throttle.prune(at(120_000));
 		expect(await throttle.begin('1.1.1.1', 'hal', at(120_000))).toHaveProperty('attemptId');
 	});
+
+	it('prunes the attempts older than the window, and only those', async () => {
+		const db = await databases.open();
+		const throttle = new LoginThrottle(db, limits);
+		await fail(throttle, '2.2.2.2', 'old', 0);
+		await fail(throttle, '2.2.2.2', 'recent', 50_000);
+		await throttle.prune(at(61_000));
+		expect(await db.query<{ username: string }>('select username from login_attempts order by username')).toEqual([{ username: 'recent' }]);
+	});
 });

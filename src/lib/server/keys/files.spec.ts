@@ -55,7 +55,10 @@ describe('company key files (contract 2.1)', () => {
 		await initCompanyKeys(dir);
 		await chmod(join(dir, 'private.key'), 0o640);
 		await expect(loadCompanyKeys(dir)).rejects.toThrow(KeyFileError);
-		await expect(loadCompanyKeys(dir)).rejects.toThrow(/private\.key is readable by group or others/);
+		const path = join(dir, 'private.key');
+		await expect(loadCompanyKeys(dir)).rejects.toMatchObject({
+			message: `${path} is readable by group or others (mode 640); run: chmod 600 ${path}`
+		});
 	});
 
 	it('a missing directory says how to create the keys', async () => {

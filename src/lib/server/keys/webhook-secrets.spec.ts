@@ -1,5 +1,5 @@
 import { mkdtempSync } from 'node:fs';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,5 +72,33 @@ describe('webhook secrets across a rotation (contract 5.1 rule 4, 8)', () => {
 		expect([replaced.signing(), replaced.accepted()]).toEqual([OPERATOR, [OPERATOR, NEW]]);
 		await writeFile(join(dir, WEBHOOK_SECRET_FILE), 'not json', { mode: 0o600 });
 		expect((await WebhookSecrets.load({ current: OLD, previous: null }, dir, options)).signing()).toBe(OLD);
+	});
+
+	it('tells the operator what it ignores: a file others can read, a file it cannot parse, an operator secret newer than the file', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'whsec-'));
+		const lines: string[] = [];
+		const recording: Logger = { info: () => {}, warn: (message) => lines.push(message), error: () => {} };
+		const options = { now: () => Date.parse('2026-11-22T10:00:00Z'), log: recording };
+		const first = await WebhookSecrets.load({ current: OLD, previous: null }, dir, options);
+		await first.rotate(async () => ({ webhookSecret: NEW, previousValidUntil: '2026-11-22T10:00:00Z' }));
+		// The overlap ends exactly now: the previous secret is no longer accepted.
+		expect([first.accepted(), first.previousValidUntil()]).toEqual([[NEW], null]);
+		expect(lines).toEqual([]);
+
+		const path = join(dir, WEBHOOK_SECRET_FILE);
+		await chmod(path, 0o644);
+		const readable = await WebhookSecrets.load({ current: OLD, previous: null }, dir, options);
+		expect(readable.signing()).toBe(NEW);
+		expect(lines).toEqual([`${path} is readable by group or others; run: chmod 600 ${path}`]);
+
+		await WebhookSecrets.load({ current: OPERATOR, previous: null }, dir, options);
+		expect(lines.at(-1)).toBe(`SERVICE_WEBHOOK_SECRET is newer than ${WEBHOOK_SECRET_FILE}: the environment's secret is used`);
+
+		await writeFile(path, '{ torn', { mode: 0o600 });
+		expect(await readable.refresh()).toBe(false);
+		expect(readable.signing()).toBe(NEW);
+		expect(lines.at(-1)).toBe('the rotated webhook secret cannot be read; the environment secret stays in use');
+		expect(await readable.refresh()).toBe(false);
+		expect(lines.filter((line) => line.startsWith('the rotated webhook secret cannot be read'))).toHaveLength(1);
 	});
 });

@@ -65,12 +65,12 @@ export class WebhookSecrets {
 		return join(this.dataDir, WEBHOOK_SECRET_FILE);
 	}
 
-	/** Reads the file when it changed; true when the secrets in use changed. */
-	private async readFile(): Promise<boolean> {
+	/** Reads the file when it changed. */
+	private async readFile(): Promise<void> {
 		const info = await stat(this.path).catch(() => undefined);
-		if (!info) return false;
+		if (!info) return;
 		const seen = `${info.mtimeMs}:${info.ino}:${info.size}`;
-		if (seen === this.fileSeen) return false;
+		if (seen === this.fileSeen) return;
 		this.fileSeen = seen;
 		if (info.mode & 0o077) {
 			this.log.warn(`${this.path} is readable by group or others; run: chmod 600 ${this.path}`);
@@ -80,21 +80,19 @@ export class WebhookSecrets {
 			saved = JSON.parse(await readFile(this.path, 'utf8')) as SecretFile;
 		} catch (error) {
 			this.log.warn('the rotated webhook secret cannot be read; the environment secret stays in use', { reason: String(error) });
-			return false;
+			return;
 		}
 		const environmentSecret = this.environment.current;
 		const known = [saved.current, saved.previous].includes(environmentSecret) || saved.environmentSecretHash === sha256(environmentSecret);
 		if (!known) {
 			this.log.warn(`SERVICE_WEBHOOK_SECRET is newer than ${WEBHOOK_SECRET_FILE}: the environment's secret is used`);
-			return false;
+			return;
 		}
-		const before = this.current;
 		this.current = saved.current;
 		this.previous = saved.previous
 			? { secret: saved.previous, validUntilMs: saved.previousValidUntil ? Date.parse(saved.previousValidUntil) : null }
 			: null;
 		this.rotatedAt = saved.rotatedAt;
-		return before !== this.current;
 	}
 
 	/** The secret that signs requests now. */
@@ -122,7 +120,7 @@ export class WebhookSecrets {
 	async refresh(): Promise<boolean> {
 		const before = this.current;
 		await this.rotation?.catch(() => {});
-		await this.readFile().catch(() => false);
+		await this.readFile().catch(() => undefined);
 		return before !== this.current;
 	}
 
@@ -149,7 +147,6 @@ export class WebhookSecrets {
 			this.previous = { secret: this.current, validUntilMs: Date.parse(previousValidUntil) };
 			this.current = webhookSecret;
 			this.rotatedAt = rotatedAt;
-			this.fileSeen = '';
 			return { rotatedAt, previousValidUntil };
 		})();
 		this.rotation = running;

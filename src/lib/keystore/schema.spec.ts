@@ -1,0 +1,58 @@
+import 'fake-indexeddb/auto';
+import { openDB } from 'idb';
+import { describe, expect, it } from 'vitest';
+import { refusal } from '$test-support/refusal';
+import { KEYSTORE_VERSION, openKeyStoreDatabase } from './schema';
+
+let databases = 0;
+const freshName = () => `inbox-keystore-schema-spec-${++databases}`;
+
+describe('the key store database (docs/crypto-worker.md)', () => {
+	it('creates its stores, and steps aside when another tab upgrades it', async () => {
+		const name = freshName();
+		let closed = 0;
+		const database = await openKeyStoreDatabase(name, () => closed++);
+		expect([...database.objectStoreNames].sort()).toEqual(['device', 'keys']);
+		const newer = await openDB(name, KEYSTORE_VERSION + 1);
+		expect(closed).toBe(1);
+		expect(newer.version).toBe(KEYSTORE_VERSION + 1);
+		newer.close();
+	});
+
+	it('refuses a store written by a newer version, and a browser without IndexedDB, with STORAGE_UNAVAILABLE', async () => {
+		const name = freshName();
+		(await openDB(name, KEYSTORE_VERSION + 1)).close();
+		expect(await refusal(openKeyStoreDatabase(name))).toEqual({
+			code: 'STORAGE_UNAVAILABLE',
+			message: 'the key store was written by a newer version of the inbox; reload the page to get it'
+		});
+
+		const indexedDB = globalThis.indexedDB;
+		Reflect.deleteProperty(globalThis, 'indexedDB');
+		try {
+			expect(await refusal(openKeyStoreDatabase(freshName()))).toEqual({
+				code: 'STORAGE_UNAVAILABLE',
+				message: 'IndexedDB is unavailable in this browser'
+			});
+		} finally {
+			globalThis.indexedDB = indexedDB;
+		}
+	});
+
+	it('says why another failure to open happened (storage refused by the browser)', async () => {
+		const indexedDB = globalThis.indexedDB;
+		globalThis.indexedDB = {
+			open: () => {
+				throw new DOMException('the disk is full', 'QuotaExceededError');
+			}
+		} as unknown as IDBFactory;
+		try {
+			expect(await refusal(openKeyStoreDatabase(freshName()))).toEqual({
+				code: 'STORAGE_UNAVAILABLE',
+				message: 'the key store cannot be opened: the disk is full'
+			});
+		} finally {
+			globalThis.indexedDB = indexedDB;
+		}
+	});
+});
