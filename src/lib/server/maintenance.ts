@@ -1,7 +1,8 @@
 /**
- * The server's periodic housekeeping (docs/operations.md): expired sessions and invitation secrets,
- * old live events, operations, webhook events and login attempts are deleted, at start and every ten
- * minutes. A failing step is logged and the others still run.
+ * The server's periodic housekeeping (docs/operations.md "Retention"): expired sessions and invitation
+ * secrets, old live events, operations, webhook events and login attempts are deleted in batches, at
+ * start and every ten minutes, by one process at a time (an advisory lock on PostgreSQL; a PGlite
+ * database has one process). A failing step is logged and the others still run.
  */
 import { deleteExpiredSessions } from './auth/sessions';
 import type { Database } from './db/database';
@@ -12,6 +13,8 @@ import { pruneWebhookEvents } from './db/webhook-events';
 import { errorText, type Logger } from './log';
 
 export const MAINTENANCE_MS = 10 * 60_000;
+/** Any constant shared by every process of the inbox: the advisory lock of a maintenance run. */
+const MAINTENANCE_LOCK = 7_270_502;
 
 type Step = (db: Database, at: Date) => Promise<unknown>;
 
@@ -44,13 +47,38 @@ export class Maintenance {
 		clearInterval(this.timer);
 	}
 
-	async run(): Promise<void> {
+	/** Runs every step, unless another process is running them now; false then. */
+	async run(): Promise<boolean> {
+		const { db, log } = this.options;
+		if (db.kind === 'pglite') {
+			await this.runSteps();
+			// PostgreSQL vacuums and analyzes by itself; PGlite does not.
+			await db.exec('vacuum (analyze)').catch((error) => log.warn('vacuum failed', { reason: errorText(error) }));
+			return true;
+		}
+		// A session-level lock: held on its own connection for the whole run, released when it ends or dies.
+		return db
+			.withConnection(async (connection) => {
+				const [{ locked }] = await connection.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [MAINTENANCE_LOCK]);
+				if (!locked) return false;
+				try {
+					await this.runSteps();
+					return true;
+				} finally {
+					await connection.query('select pg_advisory_unlock($1)', [MAINTENANCE_LOCK]);
+				}
+			})
+			.catch((error) => {
+				log.warn('maintenance failed', { reason: errorText(error) });
+				return false;
+			});
+	}
+
+	private async runSteps(): Promise<void> {
 		const { db, log } = this.options;
 		const at = new Date(this.options.now());
 		for (const step of this.steps) {
 			await step(db, at).catch((error) => log.warn('maintenance step failed', { step: step.name, reason: errorText(error) }));
 		}
-		// PostgreSQL vacuums and analyzes by itself; PGlite does not.
-		if (db.kind === 'pglite') await db.exec('vacuum (analyze)').catch((error) => log.warn('vacuum failed', { reason: errorText(error) }));
 	}
 }

@@ -8,6 +8,7 @@
  * to several processes, gains nothing.
  */
 import type { Database, Queryable } from '../db/database';
+import { deleteInBatches } from '../db/retention';
 
 export interface ThrottleLimits {
 	windowMs: number;
@@ -86,7 +87,8 @@ export class LoginThrottle {
 
 	/** Deletes attempts older than the window (maintenance). */
 	async prune(now: Date): Promise<void> {
-		await this.db.query('delete from login_attempts where started_at < $1', [new Date(now.getTime() - this.limits.windowMs)]);
+		const expiry = { table: 'login_attempts', key: 'attempt_id', expired: 'started_at < $1' };
+		await deleteInBatches(this.db, expiry, new Date(now.getTime() - this.limits.windowMs));
 	}
 
 	private async counts(tx: Queryable, column: 'username' | 'address', value: string, now: Date): Promise<Counts> {

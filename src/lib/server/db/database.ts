@@ -19,6 +19,8 @@ export interface Database extends Queryable {
 	readonly kind: 'pglite' | 'postgres';
 	/** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
 	transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+	/** Runs `work` on one connection of its own, outside a transaction (for session state such as an advisory lock). */
+	withConnection<T>(work: (connection: Queryable) => Promise<T>): Promise<T>;
 	/**
 	 * Calls `onNotify` for every NOTIFY on `channel` (also those of other processes on PostgreSQL), and
 	 * with `null` after a lost connection was re-established, since notifications may have been missed.

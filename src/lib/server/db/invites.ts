@@ -4,6 +4,7 @@
  * invitation has expired. They never leave the server except inside the link returned once.
  */
 import type { Queryable } from './database';
+import { deleteInBatches } from './retention';
 
 export interface InviteSecret {
 	inviteId: string;
@@ -68,5 +69,9 @@ export async function deleteInviteSecrets(tx: Queryable, inviteIds: readonly str
 
 /** Deletes the secrets of invitations that expired more than a day ago (a margin for clock differences). */
 export async function deleteExpiredInviteSecrets(db: Queryable, now: Date): Promise<void> {
-	await db.query('delete from invite_secrets where expires_at < $1', [new Date(now.getTime() - 24 * 3600_000)]);
+	await deleteInBatches(
+		db,
+		{ table: 'invite_secrets', key: 'invite_id', expired: 'expires_at < $1' },
+		new Date(now.getTime() - 24 * 3600_000)
+	);
 }

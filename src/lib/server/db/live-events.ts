@@ -4,6 +4,7 @@
  * lock held to commit keeps ids in commit order, so a reader that saw id n never misses an id below n.
  */
 import type { Queryable } from './database';
+import { deleteInBatches } from './retention';
 
 export const LIVE_CHANNEL = 'inbox_live';
 /** Carries the token hash of a session that ended (logout), so every process closes its streams. */
@@ -86,5 +87,5 @@ export async function liveEventBounds(db: Queryable): Promise<{ oldest: number; 
 }
 
 export async function pruneLiveEvents(db: Queryable, now: Date): Promise<void> {
-	await db.query('delete from live_events where created_at < $1', [new Date(now.getTime() - LIVE_RETENTION_MS)]);
+	await deleteInBatches(db, { table: 'live_events', key: 'id', expired: 'created_at < $1' }, new Date(now.getTime() - LIVE_RETENTION_MS));
 }

@@ -305,5 +305,17 @@ alter table webhook_events add column lease_token text;
 alter table grant_jobs add column lease_token text;
 alter table grant_jobs add column locked_until timestamptz;
 `
+	},
+	{
+		version: 9,
+		name: 'indexes for retention',
+		sql: `
+-- Retention deletes in batches by these columns (src/lib/server/db/retention.ts); without an index each
+-- batch would scan the whole table.
+create index live_events_by_created on live_events (created_at);
+create index outgoing_operations_by_created on outgoing_operations (created_at);
+create index webhook_events_by_processed on webhook_events (processed_at) where state <> 'pending';
+create index invite_secrets_by_expiry on invite_secrets (expires_at);
+`
 	}
 ];

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { b64uEncode } from '../../crypto/encoding';
 import type { Queryable } from './database';
+import { deleteInBatches } from './retention';
 
 export interface StoredOperation {
 	operationKey: string;
@@ -111,5 +112,6 @@ export async function completeOperation(db: Queryable, operationKey: string, sta
 }
 
 export async function pruneOperations(db: Queryable, now: Date): Promise<void> {
-	await db.query('delete from outgoing_operations where created_at < $1', [new Date(now.getTime() - OPERATION_RETENTION_MS)]);
+	const expiry = { table: 'outgoing_operations', key: 'operation_key', expired: 'created_at < $1' };
+	await deleteInBatches(db, expiry, new Date(now.getTime() - OPERATION_RETENTION_MS));
 }

@@ -84,6 +84,8 @@ export async function openPglite(directory: string, options: { loadDataDir?: Blo
 			await worker.call({ op: 'commit', tx });
 			return result;
 		},
+		// One connection serves the whole process.
+		withConnection: (work) => work(queryable()),
 		listen: (channel, onNotify) => worker.listen(channel, (payload) => onNotify(payload)),
 		async close() {
 			if (closed) return;

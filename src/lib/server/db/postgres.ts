@@ -56,6 +56,14 @@ export async function openPostgres(connectionString: string): Promise<Database> 
 				client.release();
 			}
 		},
+		async withConnection(work) {
+			const client = await pool.connect();
+			try {
+				return await work(queryable(client));
+			} finally {
+				client.release();
+			}
+		},
 		async listen(channel, onNotify) {
 			const stop = await listenWithReconnect(connectionString, channel, onNotify);
 			listeners.add(stop);

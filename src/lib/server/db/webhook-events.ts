@@ -7,6 +7,7 @@
  */
 import type { Queryable } from './database';
 import { LeaseLostError, type Lease } from './leases';
+import { deleteInBatches } from './retention';
 
 export interface IncomingEvent {
 	eventId: string;
@@ -171,7 +172,6 @@ export async function eventStates(
 export const WEBHOOK_RETENTION_MS = 7 * 24 * 3600_000;
 
 export async function pruneWebhookEvents(db: Queryable, now: Date): Promise<void> {
-	await db.query(`delete from webhook_events where state <> 'pending' and processed_at < $1`, [
-		new Date(now.getTime() - WEBHOOK_RETENTION_MS)
-	]);
+	const expiry = { table: 'webhook_events', key: 'seq', expired: "state <> 'pending' and processed_at < $1" };
+	await deleteInBatches(db, expiry, new Date(now.getTime() - WEBHOOK_RETENTION_MS));
 }
