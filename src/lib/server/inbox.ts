@@ -67,8 +67,8 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 	const webhookSecrets = await WebhookSecrets.load(
 		{ current: config.webhookSecret, previous: config.webhookSecretPrevious, previousUntil: config.webhookSecretPreviousUntil },
-		config.dataDir,
-		{ now, log }
+		db,
+		{ now, log, dataDir: config.dataDir }
 	);
 	const upstream = new UpstreamClient({
 		baseUrl: config.serviceBaseUrl,
@@ -144,6 +144,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 				maintenance.stop();
 				await sessions.stop();
 				await drain();
+				await webhookSecrets.stop();
 				await passwords.close();
 				await db.close();
 			})())

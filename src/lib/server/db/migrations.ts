@@ -317,5 +317,19 @@ create index outgoing_operations_by_created on outgoing_operations (created_at);
 create index webhook_events_by_processed on webhook_events (processed_at) where state <> 'pending';
 create index invite_secrets_by_expiry on invite_secrets (expires_at);
 `
+	},
+	{
+		version: 10,
+		name: 'the webhook secret rotation shared by every process',
+		sql: `
+-- The rotated webhook secrets (src/lib/server/keys/webhook-secrets.ts), sealed with a key derived from
+-- the environment's SERVICE_WEBHOOK_SECRET: one row, announced with NOTIFY when it changes.
+create table webhook_secret_state (
+	id integer primary key check (id = 1),
+	sealed text not null,
+	environment_secret_hash text not null,
+	rotated_at timestamptz not null
+);
+`
 	}
 ];

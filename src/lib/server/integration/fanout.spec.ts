@@ -1,7 +1,10 @@
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Customer } from '$test-support/customer';
+import { Customer, simControl } from '$test-support/customer';
 import { InboxClient } from '$test-support/inbox-client';
-import { AGENT, useStack } from '$test-support/integration';
+import { ADMIN, AGENT, useStack } from '$test-support/integration';
 import { freePort } from '../../../cli/stack/processes';
 import { startInbox, type RunningInbox } from '../../../cli/stack/stack';
 
@@ -43,5 +46,45 @@ describe('several server processes on one PostgreSQL database (docs/inbox-api.md
 		await stream.waitFor((event) => event.event === 'session.ended', 10_000);
 		await stream.waitForEnd(10_000);
 		expect((await onSecond.get('/api/session')).status).toBe(401);
+	});
+
+	it('a webhook secret rotated through one process is used at once by a process on another machine: no webhook refused', async () => {
+		const stack = harness.stack();
+		// Another machine: its own DATA_DIR, holding a copy of the company key files only.
+		const dataDir = mkdtempSync(join(tmpdir(), 'inbox-other-machine-'));
+		cpSync(join(stack.dataDir, 'keys'), join(dataDir, 'keys'), { recursive: true });
+		const elsewhere = await startInbox({ dataDir, databaseUrl: stack.databaseUrl, company: stack.company, port: await freePort() });
+		try {
+			const admin = await harness.login(ADMIN);
+			const customer = await Customer.redeem(stack.simUrl, { link: (await admin.post('/api/invites', {})).body.link });
+			expect((await admin.post('/api/admin/webhook-secret/rotation', {})).status).toBe(200);
+
+			const sim = simControl(stack.simUrl);
+			expect(
+				(await sim.control('PATCH', `/_sim/companies/${stack.company.companyId}`, { webhookUrl: `${elsewhere.url}/webhooks/service` }))
+					.status
+			).toBe(200);
+			for (let i = 0; i < 10; i++) await customer.say(`to the other machine ${i}`);
+			const onElsewhere = await InboxClient.loggedIn(elsewhere.url, ADMIN.username, ADMIN.password);
+			await expect
+				.poll(async () => (await onElsewhere.get(`/api/conversations/${customer.conversationId}/messages?limit=50`)).body.data.length, {
+					timeout: 30_000
+				})
+				.toBe(10);
+			const deliveries = await sim.control(
+				'GET',
+				`/_sim/deliveries?companyId=${stack.company.companyId}&conversationId=${customer.conversationId}&eventType=message.created`
+			);
+			expect(deliveries.body.data.map((delivery: { status: string; attempts: number }) => [delivery.status, delivery.attempts])).toEqual(
+				Array.from({ length: 10 }, () => ['succeeded', 1])
+			);
+			// Requests from the other machine are signed with the new secret too.
+			expect((await onElsewhere.post('/api/invites', {})).status).toBe(201);
+		} finally {
+			await simControl(stack.simUrl).control('PATCH', `/_sim/companies/${stack.company.companyId}`, {
+				webhookUrl: `${stack.inbox.url}/webhooks/service`
+			});
+			await elsewhere.stop();
+		}
 	});
 });

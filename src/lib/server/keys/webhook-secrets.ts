@@ -1,29 +1,68 @@
 /**
  * The webhook secret (contract 2.3, 5.1, 5.2, 8) while it rotates: requests are signed with the current
  * secret; webhooks are accepted with the current one and, until `previousValidUntil`, the previous one.
- * A rotation made from the admin page is kept in `DATA_DIR/webhook-secret.json` (mode 0600), so a
- * restart keeps both; the environment's `SERVICE_WEBHOOK_SECRET(_PREVIOUS)` apply until the first
- * rotation and again whenever an operator sets a secret the file does not know.
+ * A rotation made from the admin page is kept in the database (docs/operations.md "Several processes"),
+ * sealed with a key derived from the environment's `SERVICE_WEBHOOK_SECRET`, and announced with NOTIFY,
+ * so every process, on any machine, signs and verifies with it at once; a process also reads it again
+ * before it refuses a signature. The environment's `SERVICE_WEBHOOK_SECRET(_PREVIOUS)` apply until the
+ * first rotation and again whenever an operator sets a secret the stored rotation does not know. A
+ * rotation an earlier version kept in `DATA_DIR/webhook-secret.json` is taken over once.
  */
-import { createHash } from 'node:crypto';
-import { chmod, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WebhookSecretRotation } from '../../inbox-api/keys';
-import type { Logger } from '../log';
 import { isoSeconds } from '../../crypto/rules';
+import type { Database, Queryable } from '../db/database';
+import { errorText, type Logger } from '../log';
 
-export const WEBHOOK_SECRET_FILE = 'webhook-secret.json';
+/** Where an earlier version of the inbox kept a rotation, in `DATA_DIR`. */
+export const LEGACY_WEBHOOK_SECRET_FILE = 'webhook-secret.json';
+export const WEBHOOK_SECRET_CHANNEL = 'inbox_webhook_secret';
 
-interface SecretFile {
+/** A rotation as stored, before sealing. */
+interface StoredSecrets {
 	current: string;
 	previous: string | null;
 	previousValidUntil: string | null;
 	rotatedAt: string;
-	/** SHA-256 of the environment's secret when the file was written: a different one set later wins. */
-	environmentSecretHash: string;
+}
+
+interface SecretRow {
+	sealed: string;
+	environment_secret_hash: string;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The key that seals the stored rotation: only processes with the environment's secret can read it. */
+function sealingKey(environmentSecret: string): Buffer {
+	return Buffer.from(hkdfSync('sha256', environmentSecret, '', 'inbox webhook secret at rest v1', 32));
+}
+
+function seal(secrets: StoredSecrets, environmentSecret: string): string {
+	const iv = randomBytes(12);
+	const cipher = createCipheriv('aes-256-gcm', sealingKey(environmentSecret), iv);
+	const sealed = Buffer.concat([cipher.update(JSON.stringify(secrets), 'utf8'), cipher.final()]);
+	return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
+}
+
+function open(sealed: string, environmentSecret: string): StoredSecrets {
+	const bytes = Buffer.from(sealed, 'base64url');
+	const decipher = createDecipheriv('aes-256-gcm', sealingKey(environmentSecret), bytes.subarray(0, 12));
+	decipher.setAuthTag(bytes.subarray(12, 28));
+	return JSON.parse(Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8')) as StoredSecrets;
+}
+
+async function storeSecrets(db: Queryable, secrets: StoredSecrets, environmentSecret: string): Promise<void> {
+	await db.query(
+		`insert into webhook_secret_state (id, sealed, environment_secret_hash, rotated_at) values (1, $1, $2, $3)
+		 on conflict (id) do update set sealed = excluded.sealed, environment_secret_hash = excluded.environment_secret_hash,
+		 rotated_at = excluded.rotated_at`,
+		[seal(secrets, environmentSecret), sha256(environmentSecret), secrets.rotatedAt]
+	);
+	await db.query('select pg_notify($1, $2)', [WEBHOOK_SECRET_CHANNEL, secrets.rotatedAt]);
+}
 
 /** The secrets of the environment: the current one, and during a rotation the previous one until the overlap ends. */
 export interface EnvironmentSecrets {
@@ -35,13 +74,13 @@ export interface EnvironmentSecrets {
 export class WebhookSecrets {
 	private current: string;
 	private previous: { secret: string; validUntilMs: number | null } | null;
-	private fileSeen = '';
 	private rotation: Promise<unknown> | null = null;
+	private stopListening: () => Promise<void> = async () => {};
 	rotatedAt: string | null = null;
 
 	private constructor(
 		private readonly environment: EnvironmentSecrets,
-		private readonly dataDir: string,
+		private readonly db: Database,
 		private readonly now: () => number,
 		private readonly log: Logger
 	) {
@@ -51,43 +90,63 @@ export class WebhookSecrets {
 			: null;
 	}
 
+	/** Reads the stored rotation (taking over a legacy file in `dataDir` once), and follows later ones. */
 	static async load(
 		environment: EnvironmentSecrets,
-		dataDir: string,
-		options: { now: () => number; log: Logger }
+		db: Database,
+		options: { now: () => number; log: Logger; dataDir?: string }
 	): Promise<WebhookSecrets> {
-		const secrets = new WebhookSecrets(environment, dataDir, options.now, options.log);
-		await secrets.readFile();
+		const secrets = new WebhookSecrets(environment, db, options.now, options.log);
+		if (options.dataDir) await secrets.takeOverLegacyFile(options.dataDir);
+		await secrets.read();
+		secrets.stopListening = await db.listen(WEBHOOK_SECRET_CHANNEL, () => {
+			secrets.read().catch((error) => options.log.warn('the rotated webhook secret could not be read', { reason: errorText(error) }));
+		});
 		return secrets;
 	}
 
-	private get path(): string {
-		return join(this.dataDir, WEBHOOK_SECRET_FILE);
+	stop(): Promise<void> {
+		return this.stopListening();
 	}
 
-	/** Reads the file when it changed. */
-	private async readFile(): Promise<void> {
-		const info = await stat(this.path).catch(() => undefined);
-		if (!info) return;
-		const seen = `${info.mtimeMs}:${info.ino}:${info.size}`;
-		if (seen === this.fileSeen) return;
-		this.fileSeen = seen;
-		if (info.mode & 0o077) {
-			this.log.warn(`${this.path} is readable by group or others; run: chmod 600 ${this.path}`);
-		}
-		let saved: SecretFile;
+	/** A rotation kept by an earlier version in `DATA_DIR/webhook-secret.json`, when the database has none. */
+	private async takeOverLegacyFile(dataDir: string): Promise<void> {
+		const text = await readFile(join(dataDir, LEGACY_WEBHOOK_SECRET_FILE), 'utf8').catch(() => null);
+		if (text === null) return;
+		const [existing] = await this.db.query('select 1 from webhook_secret_state where id = 1');
+		if (existing) return;
+		let saved: StoredSecrets & { environmentSecretHash?: string };
 		try {
-			saved = JSON.parse(await readFile(this.path, 'utf8')) as SecretFile;
-		} catch (error) {
-			this.log.warn('the rotated webhook secret cannot be read; the environment secret stays in use', { reason: String(error) });
+			saved = JSON.parse(text);
+		} catch {
+			this.log.warn(`${LEGACY_WEBHOOK_SECRET_FILE} cannot be read; the environment secret stays in use`);
 			return;
 		}
+		if (!this.knows(saved, saved.environmentSecretHash)) return;
+		const { current, previous, previousValidUntil, rotatedAt } = saved;
+		await storeSecrets(this.db, { current, previous, previousValidUntil, rotatedAt }, this.environment.current);
+		this.log.info(`the webhook secret rotation of ${LEGACY_WEBHOOK_SECRET_FILE} is now kept in the database; the file can be deleted`);
+	}
+
+	/** Whether a rotation was made under the environment's secret (an operator's newer one wins). */
+	private knows(saved: StoredSecrets, environmentSecretHash: string | undefined): boolean {
 		const environmentSecret = this.environment.current;
-		const known = [saved.current, saved.previous].includes(environmentSecret) || saved.environmentSecretHash === sha256(environmentSecret);
-		if (!known) {
-			this.log.warn(`SERVICE_WEBHOOK_SECRET is newer than ${WEBHOOK_SECRET_FILE}: the environment's secret is used`);
+		return [saved.current, saved.previous].includes(environmentSecret) || environmentSecretHash === sha256(environmentSecret);
+	}
+
+	/** Reads the stored rotation. */
+	private async read(): Promise<void> {
+		const [row] = await this.db.query<SecretRow>('select sealed, environment_secret_hash from webhook_secret_state where id = 1');
+		if (!row) return;
+		let saved: StoredSecrets;
+		try {
+			saved = open(row.sealed, this.environment.current);
+		} catch {
+			// sealed under another environment secret: an operator set a new one, which wins
+			this.log.warn("SERVICE_WEBHOOK_SECRET is newer than the stored rotation: the environment's secret is used");
 			return;
 		}
+		if (!this.knows(saved, row.environment_secret_hash)) return;
 		this.current = saved.current;
 		this.previous = saved.previous
 			? { secret: saved.previous, validUntilMs: saved.previousValidUntil ? Date.parse(saved.previousValidUntil) : null }
@@ -114,36 +173,30 @@ export class WebhookSecrets {
 	}
 
 	/**
-	 * Waits for a rotation of this process and reads the file again (another process may have rotated);
-	 * true when the secrets changed. The receiver calls it before it refuses a signature.
+	 * Waits for a rotation of this process and reads the stored one again (another process may have
+	 * rotated); true when the secrets changed. The receiver calls it before it refuses a signature.
 	 */
 	async refresh(): Promise<boolean> {
 		const before = this.current;
 		await this.rotation?.catch(() => {});
-		await this.readFile().catch(() => undefined);
+		await this.read().catch(() => undefined);
 		return before !== this.current;
 	}
 
 	/**
 	 * Rotates: `obtain` asks the portal for a new secret (which signs webhooks from then on); the new
-	 * secret and the previous one are written before anyone else learns of it, and webhooks arriving
+	 * secret and the previous one are stored before anyone else learns of it, and webhooks arriving
 	 * meanwhile wait for it in `refresh`.
 	 */
 	async rotate(obtain: () => Promise<{ webhookSecret: string; previousValidUntil: string }>): Promise<WebhookSecretRotation> {
 		const running = (async () => {
 			const { webhookSecret, previousValidUntil } = await obtain();
 			const rotatedAt = isoSeconds(this.now());
-			const saved: SecretFile = {
-				current: webhookSecret,
-				previous: this.current,
-				previousValidUntil,
-				rotatedAt,
-				environmentSecretHash: sha256(this.environment.current)
-			};
-			const partial = `${this.path}.${process.pid}.tmp`;
-			await writeFile(partial, `${JSON.stringify(saved, null, '\t')}\n`, { mode: 0o600 });
-			await chmod(partial, 0o600);
-			await rename(partial, this.path);
+			await storeSecrets(
+				this.db,
+				{ current: webhookSecret, previous: this.current, previousValidUntil, rotatedAt },
+				this.environment.current
+			);
 			this.previous = { secret: this.current, validUntilMs: Date.parse(previousValidUntil) };
 			this.current = webhookSecret;
 			this.rotatedAt = rotatedAt;

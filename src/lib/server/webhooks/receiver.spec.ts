@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
 import { serveHandler, type ServedHandler } from '$test-support/serve-handler';
@@ -163,10 +160,7 @@ describe.each(BACKENDS)('webhook receiver on %s, over HTTP (contract 5.2)', (bac
 	it('a webhook signed with a secret being rotated waits for the rotation to be saved instead of being refused', async () => {
 		clock = Date.now();
 		const t = Math.floor(clock / 1000);
-		const secrets = await WebhookSecrets.load({ current: vectorSecret, previous: null }, mkdtempSync(join(tmpdir(), 'whsec-')), {
-			now: () => clock,
-			log: quiet
-		});
+		const secrets = await WebhookSecrets.load({ current: vectorSecret, previous: null }, db, { now: () => clock, log: quiet });
 		const rotating = new WebhookReceiver({
 			db,
 			secrets: () => secrets.accepted(),
@@ -191,6 +185,7 @@ describe.each(BACKENDS)('webhook receiver on %s, over HTTP (contract 5.2)', (bac
 			expect([stranger.status, (await stranger.json()).error.code]).toEqual([401, 'SIGNATURE_INVALID']);
 		} finally {
 			await server.close();
+			await secrets.stop();
 		}
 	});
 
