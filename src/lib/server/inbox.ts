@@ -17,6 +17,7 @@ import { RewrapWorker } from './conversations/rewrap';
 import { openDatabase, type Database } from './db/database';
 import { CompanyKeyFiles } from './keys/company-key-files';
 import type { CompanyKeys } from './keys/files';
+import { checkCompanyKeyFiles, COMPANY_KEY_CHANNEL, companyKeyMismatch } from './keys/company-key-state';
 import { WebhookSecrets } from './keys/webhook-secrets';
 import { LiveHub } from './live/hub';
 import { consoleLogger, type Logger } from './log';
@@ -65,6 +66,19 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	const keyFiles = await CompanyKeyFiles.open(config.keysDir, log);
 	const companyKeys = () => keyFiles.current();
 	const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+	try {
+		await checkCompanyKeyFiles(db, keyFiles.loaded, new Date(now()));
+	} catch (error) {
+		await db.close();
+		throw error;
+	}
+	const stopFollowingKeys = await db.listen(COMPANY_KEY_CHANNEL, () => {
+		void keyFiles
+			.current()
+			.then((keys) => companyKeyMismatch(db, keys))
+			.then((mismatch) => mismatch && log.error(`a company key rotation was made by another process: ${mismatch}`))
+			.catch(() => undefined);
+	});
 	const webhookSecrets = await WebhookSecrets.load(
 		{ current: config.webhookSecret, previous: config.webhookSecretPrevious, previousUntil: config.webhookSecretPreviousUntil },
 		db,
@@ -145,6 +159,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 				await sessions.stop();
 				await drain();
 				await webhookSecrets.stop();
+				await stopFollowingKeys();
 				await passwords.close();
 				await db.close();
 			})())

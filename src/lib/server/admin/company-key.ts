@@ -11,6 +11,7 @@ import type { Inbox } from '../inbox';
 import { pendingRotation, promotePendingRotation, type Rotation } from '../keys/files';
 import { companyIdOf } from './company';
 import type { CompanyKey, ConfirmedRotation, PendingRotation } from '../../inbox-api/keys';
+import { recordCompanyKey } from '../keys/company-key-state';
 
 function rotationView(companyId: string, rotation: Rotation): PendingRotation {
 	return {
@@ -64,6 +65,7 @@ export async function confirmRotation(inbox: Inbox, body: Record<string, unknown
 	await promotePendingRotation(inbox.config.keysDir);
 	const keys = await inbox.companyKeys();
 	if (keys.current.keyVersion !== rotation.toKeyVersion) throw new Error('the rotated company keys did not load');
+	await recordCompanyKey(inbox.db, keys, new Date(inbox.now()));
 	inbox.log.info('company key rotated', { keyVersion: rotation.toKeyVersion, portal });
 	return { ...entry, fingerprint: fingerprintB64u(rotation.toPublicKey), portal };
 }

@@ -331,5 +331,19 @@ create table webhook_secret_state (
 	rotated_at timestamptz not null
 );
 `
+	},
+	{
+		version: 11,
+		name: 'the company key every process uses',
+		sql: `
+-- The current company key's version and fingerprint (src/lib/server/keys/company-key-state.ts): a
+-- process whose key files differ refuses to start.
+create table company_key_state (
+	id integer primary key check (id = 1),
+	key_version integer not null,
+	fingerprint text not null,
+	updated_at timestamptz not null
+);
+`
 	}
 ];
