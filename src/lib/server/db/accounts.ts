@@ -7,6 +7,7 @@ import { ContractError } from '../../errors';
 import { b64uEncode } from '../../crypto/encoding';
 import type { Queryable } from './database';
 import { isUniqueViolation } from './errors';
+import { ACCOUNT_CHANGED_CHANNEL } from './live-events';
 import type { AccountView, Role } from '../../inbox-api/records';
 
 export type { Role };
@@ -118,6 +119,7 @@ export async function registerAgentKey(
 			 where account_id = $1 returning ${COLUMNS}`,
 			[input.accountId, input.agentKeyId, input.publicKey, now]
 		);
+		await announceAccountChanged(db, input.accountId);
 		return toAccount(row);
 	} catch (error) {
 		if (isUniqueViolation(error)) throw new ContractError('ALREADY_EXISTS', 'this agentKeyId or public key belongs to another account');
@@ -146,7 +148,13 @@ export async function clearAgentKey(db: Queryable, accountId: string): Promise<A
 		 where account_id = $1 returning ${COLUMNS}`,
 		[accountId]
 	);
+	await announceAccountChanged(db, accountId);
 	return row && toAccount(row);
+}
+
+/** Tells every process's live streams of the account to read it again (what they show depends on its key). */
+async function announceAccountChanged(db: Queryable, accountId: string): Promise<void> {
+	await db.query('select pg_notify($1, $2)', [ACCOUNT_CHANGED_CHANNEL, accountId]);
 }
 
 /** When each account last used the inbox. */

@@ -9,6 +9,8 @@ import { deleteInBatches } from './retention';
 export const LIVE_CHANNEL = 'inbox_live';
 /** Carries the token hash of a session that ended (logout), so every process closes its streams. */
 export const SESSION_ENDED_CHANNEL = 'inbox_session_ended';
+/** An account's key changed (registered, replaced, reset): its live streams read the account again. */
+export const ACCOUNT_CHANGED_CHANNEL = 'inbox_account_changed';
 /** Held to commit by every writer of live events, so ids become visible in order. */
 export const LIVE_ORDER_LOCK = 7_270_502;
 export const LIVE_RETENTION_MS = 24 * 3600_000;

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Customer, simControl } from '$test-support/customer';
 import { InboxClient } from '$test-support/inbox-client';
+import { signedRoster, signingKeyOf } from '$test-support/admin-api';
 import { ADMIN, AGENT, useStack } from '$test-support/integration';
 import { freePort } from '../../../cli/stack/processes';
 import { startInbox, type RunningInbox } from '../../../cli/stack/stack';
+import { b64uEncode, generateX25519KeyPair, initCrypto, type RosterAgent } from '../../crypto/index';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 120_000 });
@@ -46,6 +48,40 @@ describe('several server processes on one PostgreSQL database (docs/inbox-api.md
 		await stream.waitFor((event) => event.event === 'session.ended', 10_000);
 		await stream.waitForEnd(10_000);
 		expect((await onSecond.get('/api/session')).status).toBe(401);
+	});
+
+	it("a stream opened before the agent's key was registered shows new conversations with that key's wraps", async () => {
+		const stack = harness.stack();
+		const admin = await harness.login(ADMIN);
+		const username = `late-key-${Date.now().toString(36)}`;
+		const password = 'a password for the late key';
+		expect((await admin.post('/api/admin/accounts', { username, displayName: 'Late Key', role: 'agent', password })).status).toBe(201);
+		const onFirst = await InboxClient.loggedIn(stack.inbox.url, username, password);
+		const onSecond = new InboxClient(second.url);
+		onSecond.cookie = onFirst.cookie;
+		const stream = await onSecond.events();
+		await stream.waitFor((event) => event.event === 'ready');
+
+		// The key is registered through the other process while the stream is open, then put in a roster.
+		await initCrypto();
+		const keyPair = generateX25519KeyPair();
+		const entry = { agentKeyId: `agk_${b64uEncode(keyPair.publicKey).slice(0, 16)}`, publicKey: b64uEncode(keyPair.publicKey) };
+		expect((await onFirst.request('PUT', '/api/agent-key', entry)).status).toBe(200);
+		const { next } = (await admin.get('/api/admin/roster')).body;
+		const roster = signedRoster(
+			stack.company.companyId,
+			next.rosterVersion,
+			[...next.agents.map(({ agentKeyId, publicKey }: RosterAgent) => ({ agentKeyId, publicKey }))],
+			await signingKeyOf(stack)
+		);
+		expect((await admin.post('/api/admin/roster', roster)).status).toBe(201);
+
+		const customer = await Customer.redeem(stack.simUrl, { link: (await admin.post('/api/invites', {})).body.link });
+		const started = await stream.waitFor(
+			(event) => event.event === 'conversation.started' && event.data.conversation.conversationId === customer.conversationId
+		);
+		expect(started.data.conversation.agentWraps.map((wrap: { agentKeyId: string }) => wrap.agentKeyId)).toEqual([entry.agentKeyId]);
+		stream.close();
 	});
 
 	it('a webhook secret rotated through one process is used at once by a process on another machine: no webhook refused', async () => {

@@ -4,7 +4,14 @@
  * stream of this process. Streams that fall behind the memory read from the database.
  */
 import type { Database } from '../db/database';
-import { LIVE_CHANNEL, liveEventBounds, liveEventsAfter, SESSION_ENDED_CHANNEL, type LiveEvent } from '../db/live-events';
+import {
+	ACCOUNT_CHANGED_CHANNEL,
+	LIVE_CHANNEL,
+	liveEventBounds,
+	liveEventsAfter,
+	SESSION_ENDED_CHANNEL,
+	type LiveEvent
+} from '../db/live-events';
 import { coalesce } from '../coalesce';
 import { errorText, type Logger } from '../log';
 
@@ -12,8 +19,11 @@ const KEEP_IN_MEMORY = 2_000;
 const PAGE = 500;
 
 export interface LiveSubscriber {
-	/** The session whose stream this is (a SHA-256 of its token). */
+	/** The session whose stream this is (a SHA-256 of its token), and its account. */
 	sessionTokenHash: string;
+	accountId: string;
+	/** The account changed (its key): read it again before showing more. */
+	accountChanged(): void;
 	/** New events exist beyond what the subscriber sent. */
 	wake(): void;
 	/** End the stream: its session ended, or the server stops. */
@@ -40,6 +50,11 @@ export class LiveHub {
 		this.unlisten.push(
 			await this.db.listen(SESSION_ENDED_CHANNEL, (tokenHash) => {
 				for (const subscriber of this.subscribers) if (subscriber.sessionTokenHash === tokenHash) subscriber.end('session');
+			})
+		);
+		this.unlisten.push(
+			await this.db.listen(ACCOUNT_CHANGED_CHANNEL, (accountId) => {
+				for (const subscriber of this.subscribers) if (subscriber.accountId === accountId) subscriber.accountChanged();
 			})
 		);
 		// A safety net for a notification lost with a connection: look every few seconds anyway.

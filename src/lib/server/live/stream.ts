@@ -50,6 +50,8 @@ class LiveStream {
 	#closed = false;
 	#unsubscribe = () => {};
 	#keepAlive: ReturnType<typeof setInterval> | undefined;
+	/** The read of the account after it changed, until it is done. */
+	#accountRead: Promise<void> = Promise.resolve();
 	#controller!: ReadableStreamDefaultController<Uint8Array>;
 
 	constructor(options: StreamOptions) {
@@ -91,6 +93,10 @@ class LiveStream {
 		}
 		this.#unsubscribe = hub.subscribe({
 			sessionTokenHash: this.#options.sessionTokenHash,
+			accountId: this.#account.accountId,
+			accountChanged: () => {
+				this.#accountRead = this.#checkSession();
+			},
 			wake: () => this.#pump(),
 			end: (reason) => (reason === 'session' ? this.#endSession() : this.#endForShutdown())
 		});
@@ -136,6 +142,8 @@ class LiveStream {
 
 	async #sendNew(): Promise<void> {
 		try {
+			// events after a change of the account's key are shown as the account is now
+			await this.#accountRead;
 			for (;;) {
 				const events = await this.#options.hub.eventsAfter(this.#lastSent, BATCH);
 				if (events.length === 0 || this.#closed) break;
