@@ -19,8 +19,6 @@ import type { Conversation, StoredMessage } from './types';
 const PAGE_SIZE = 50;
 const TYPING_INTERVAL_MS = 4000;
 
-export type { KeyState };
-
 /** The worker calls a thread makes (the page's CryptoWorkerClient). */
 export type ThreadCrypto = Pick<CryptoWorkerClient, 'openConversationKey' | 'decryptHistory' | 'encryptReply' | 'encryptAttachment'>;
 

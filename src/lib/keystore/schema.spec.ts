@@ -7,6 +7,18 @@ import { KEYSTORE_VERSION, openKeyStoreDatabase } from './schema';
 let databases = 0;
 const freshName = () => `inbox-keystore-schema-spec-${++databases}`;
 
+/** How opening a new key store ends in a browser whose IndexedDB is `storage` (undefined: none at all). */
+async function openedWithBrowserStorage(storage: IDBFactory | undefined) {
+	const indexedDB = globalThis.indexedDB;
+	if (storage) globalThis.indexedDB = storage;
+	else Reflect.deleteProperty(globalThis, 'indexedDB');
+	try {
+		return await refusal(openKeyStoreDatabase(freshName()));
+	} finally {
+		globalThis.indexedDB = indexedDB;
+	}
+}
+
 describe('the key store database (docs/crypto-worker.md)', () => {
 	it('creates its stores, and steps aside when another tab upgrades it', async () => {
 		const name = freshName();
@@ -27,32 +39,21 @@ describe('the key store database (docs/crypto-worker.md)', () => {
 			message: 'the key store was written by a newer version of the inbox; reload the page to get it'
 		});
 
-		const indexedDB = globalThis.indexedDB;
-		Reflect.deleteProperty(globalThis, 'indexedDB');
-		try {
-			expect(await refusal(openKeyStoreDatabase(freshName()))).toEqual({
-				code: 'STORAGE_UNAVAILABLE',
-				message: 'IndexedDB is unavailable in this browser'
-			});
-		} finally {
-			globalThis.indexedDB = indexedDB;
-		}
+		expect(await openedWithBrowserStorage(undefined)).toEqual({
+			code: 'STORAGE_UNAVAILABLE',
+			message: 'IndexedDB is unavailable in this browser'
+		});
 	});
 
 	it('says why another failure to open happened (storage refused by the browser)', async () => {
-		const indexedDB = globalThis.indexedDB;
-		globalThis.indexedDB = {
+		const refusing = {
 			open: () => {
 				throw new DOMException('the disk is full', 'QuotaExceededError');
 			}
 		} as unknown as IDBFactory;
-		try {
-			expect(await refusal(openKeyStoreDatabase(freshName()))).toEqual({
-				code: 'STORAGE_UNAVAILABLE',
-				message: 'the key store cannot be opened: the disk is full'
-			});
-		} finally {
-			globalThis.indexedDB = indexedDB;
-		}
+		expect(await openedWithBrowserStorage(refusing)).toEqual({
+			code: 'STORAGE_UNAVAILABLE',
+			message: 'the key store cannot be opened: the disk is full'
+		});
 	});
 });

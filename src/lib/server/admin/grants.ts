@@ -33,7 +33,7 @@ import {
 	type GrantItem,
 	type GrantJob
 } from '../db/grant-jobs';
-import { LeaseLostError, newLease } from '../db/leases';
+import { LeaseLostError, newLease, renewWhileWorking } from '../db/leases';
 import { appendLiveEvent } from '../db/live-events';
 import { storeAgentWrapsOfConversations } from '../db/messages';
 import { completeOperations, loadOrCreateOperations, type StoredOperation } from '../db/operations';
@@ -151,17 +151,16 @@ export class GrantRunner {
 				if (!job) return;
 				worked.push(job.jobId);
 				const claim: JobClaim = { token: lease?.token ?? null, lost: false };
-				const renewal = lease
-					? setInterval(() => {
-							renewGrantLease(db, job.jobId, lease, new Date(now()))
-								.then((held) => (claim.lost ||= !held))
-								.catch((error) => log.warn('grant job lease not renewed', { job: job.jobId, reason: errorText(error) }));
-						}, lease.ms / 3)
-					: undefined;
+				const stopRenewing = lease
+					? renewWhileWorking(lease, () => renewGrantLease(db, job.jobId, lease, new Date(now())), {
+							onLost: () => (claim.lost = true),
+							onError: (error) => log.warn('grant job lease not renewed', { job: job.jobId, reason: errorText(error) })
+						})
+					: () => {};
 				try {
 					await this.runJob(job, claim);
 				} finally {
-					clearInterval(renewal);
+					stopRenewing();
 					if (lease && this.stopping) await releaseGrantJob(db, job.jobId, lease.token).catch(() => undefined);
 				}
 			}

@@ -23,3 +23,24 @@ export class LeaseLostError extends ContractError {
 		super('STATE_CONFLICT', `the lease on ${what} is lost`);
 	}
 }
+
+/**
+ * Renews `lease` every third of its time while the work goes on; `renew` answers whether it still holds.
+ * `onLost` is told once it does not, `onError` when a renewal failed (the next one tries again). Returns
+ * the function that stops renewing.
+ */
+export function renewWhileWorking(
+	lease: Lease,
+	renew: () => Promise<boolean>,
+	handlers: { onLost?: () => void; onError: (error: unknown) => void }
+): () => void {
+	const timer = setInterval(() => {
+		renew().then(
+			(held) => {
+				if (!held) handlers.onLost?.();
+			},
+			(error) => handlers.onError(error)
+		);
+	}, lease.ms / 3);
+	return () => clearInterval(timer);
+}

@@ -11,7 +11,7 @@
 import { ContractError } from '../../errors';
 import type { Database, Queryable } from '../db/database';
 import { appendLiveEvents, type NewLiveEvent } from '../db/live-events';
-import { LeaseLostError, newLease } from '../db/leases';
+import { LeaseLostError, newLease, renewWhileWorking } from '../db/leases';
 import {
 	claimDueEvents,
 	markEventFailed,
@@ -138,13 +138,11 @@ export class WebhookProcessor {
 		const events = await claimDueEvents(db, size, lease, new Date(now()));
 		if (events.length === 0) return 0;
 		const seqs = events.map((event) => event.seq);
-		const renewal = lease
-			? setInterval(() => {
-					renewLease(db, seqs, lease, new Date(now())).catch((error) =>
-						log.warn('webhook lease not renewed', { reason: errorText(error) })
-					);
-				}, lease.ms / 3)
-			: undefined;
+		const stopRenewing = lease
+			? renewWhileWorking(lease, async () => (await renewLease(db, seqs, lease, new Date(now()))) > 0, {
+					onError: (error) => log.warn('webhook lease not renewed', { reason: errorText(error) })
+				})
+			: () => {};
 		try {
 			if (this.stopped) return events.length;
 			try {
@@ -164,7 +162,7 @@ export class WebhookProcessor {
 			}
 			return events.length;
 		} finally {
-			clearInterval(renewal);
+			stopRenewing();
 			// Stopping: what was claimed and not processed is given back for another process to take at once.
 			if (lease && this.stopped) await releaseLease(db, seqs, lease.token).catch(() => undefined);
 		}
