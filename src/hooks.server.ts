@@ -13,7 +13,7 @@ import { withSecurityHeaders } from '$lib/server/http/security-headers';
 import { inbox, initRuntime } from '$lib/server/runtime';
 
 export const init: ServerInit = async () => {
-	await initRuntime(process.env, { defaultOrigin: dev ? 'http://localhost:5173' : undefined });
+	await initRuntime(process.env, { defaultOrigin: dev ? 'http://localhost:5173' : undefined, durableStore: !dev });
 };
 
 export const handle: Handle = async ({ event, resolve }) => {

@@ -148,6 +148,8 @@ export function inboxEnvironment(options: InboxOptions): Record<string, string> 
 		SERVICE_COMPANY_ID: options.company.companyId,
 		DATA_DIR: options.dataDir,
 		DATABASE_URL: options.databaseUrl ?? '',
+		// the demo and the tests run on PGlite when they have no PostgreSQL, knowing it is not durable
+		ACCEPT_NON_DURABLE_DATABASE: options.databaseUrl ? 'off' : 'on',
 		PORT: String(options.port),
 		HOST: '127.0.0.1',
 		ORIGIN: url,

@@ -154,6 +154,18 @@ describe('configuration from the environment', () => {
 		expect(problemsOf({ ...valid, STORAGE_ORIGINS: 'http://files.example.com' })).toEqual([expect.stringMatching(/must use https/)]);
 	});
 
+	it('refuses the embedded database in production unless the operator accepts that it is not durable', () => {
+		const durable = { durableStore: true };
+		expect(() => loadConfig(valid, durable)).toThrow(/DATABASE_URL is not set: the embedded PGlite database does not flush/);
+		expect(loadConfig({ ...valid, ACCEPT_NON_DURABLE_DATABASE: 'on' }, durable).databaseUrl).toBeNull();
+		expect(() => loadConfig({ ...valid, ACCEPT_NON_DURABLE_DATABASE: 'off' }, durable)).toThrow(/ACCEPT_NON_DURABLE_DATABASE=on/);
+		expect(() => loadConfig({ ...valid, ACCEPT_NON_DURABLE_DATABASE: 'yes' }, durable)).toThrow(
+			/ACCEPT_NON_DURABLE_DATABASE must be on or off/
+		);
+		expect(loadConfig({ ...valid, DATABASE_URL: 'postgres://db/inbox' }, durable).databaseUrl).toBe('postgres://db/inbox');
+		expect(loadConfig(valid).databaseUrl).toBeNull();
+	});
+
 	it('uses the development origin only when ORIGIN is missing', () => {
 		const { ORIGIN: _origin, ...withoutOrigin } = valid;
 		expect(loadConfig(withoutOrigin, { defaultOrigin: 'http://localhost:5173' }).origin).toBe('http://localhost:5173');

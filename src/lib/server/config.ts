@@ -21,7 +21,7 @@ export interface InboxConfig {
 	serviceCompanyId: string | null;
 	dataDir: string;
 	keysDir: string;
-	/** PostgreSQL when set; PGlite under `DATA_DIR/pglite` otherwise. */
+	/** PostgreSQL when set; PGlite under `DATA_DIR/pglite` otherwise (not durable: docs/operations.md). */
 	databaseUrl: string | null;
 	port: number;
 	/** The inbox's public origin (`https://inbox.example.com`): the origin check and cookies use it. */
@@ -189,6 +189,21 @@ function readDatabaseUrl(value: string | undefined, problems: string[]): string 
 	return value;
 }
 
+/**
+ * PGlite does not flush its files to the disk, so a power loss can lose acknowledged webhooks, which
+ * the service does not send again (docs/operations.md "The embedded database"): a production server
+ * uses it only when the operator accepts that with ACCEPT_NON_DURABLE_DATABASE=on.
+ */
+function checkDurableStore(env: Env, databaseUrl: string | null, problems: string[]): void {
+	const accepted = readSwitch('ACCEPT_NON_DURABLE_DATABASE', env.ACCEPT_NON_DURABLE_DATABASE, false, problems);
+	if (databaseUrl !== null || env.DATABASE_URL || accepted) return;
+	problems.push(
+		'DATABASE_URL is not set: the embedded PGlite database does not flush to the disk, so a power loss can lose ' +
+			'acknowledged webhooks for good. Set DATABASE_URL to a PostgreSQL database, or set ACCEPT_NON_DURABLE_DATABASE=on ' +
+			'to run on PGlite anyway (a trial, a demo)'
+	);
+}
+
 function readSwitch(name: string, value: string | undefined, fallback: boolean, problems: string[]): boolean {
 	if (value === undefined || value === '') return fallback;
 	if (value === 'on') return true;
@@ -199,9 +214,10 @@ function readSwitch(name: string, value: string | undefined, fallback: boolean, 
 
 /**
  * Reads and validates the whole configuration; throws one ConfigError listing every problem.
- * `defaultOrigin` stands in for a missing ORIGIN (development server only).
+ * `defaultOrigin` stands in for a missing ORIGIN (development server only); `durableStore` (the
+ * production server) refuses the embedded database unless the operator accepted that it is not durable.
  */
-export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: string } = {}): InboxConfig {
+export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: string; durableStore?: boolean } = {}): InboxConfig {
 	const problems: string[] = [];
 	const serviceBaseUrl = readServiceBaseUrl(env.SERVICE_BASE_URL, problems);
 	const serviceApiKey = readCredential(env, 'SERVICE_API_KEY', 'sk_live_', 'API key from the service portal', problems, true);
@@ -225,6 +241,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	const dataDirText = env.DATA_DIR || './data';
 	const dataDir = isAbsolute(dataDirText) ? dataDirText : resolve(options.cwd ?? process.cwd(), dataDirText);
 	const databaseUrl = readDatabaseUrl(env.DATABASE_URL, problems);
+	if (options.durableStore) checkDurableStore(env, databaseUrl, problems);
 	const port = readPort(env.PORT, problems);
 	const origin = readOrigin(env.ORIGIN, options.defaultOrigin, problems);
 	const webhookProcessing = readSwitch('WEBHOOK_PROCESSING', env.WEBHOOK_PROCESSING, true, problems);

@@ -16,10 +16,13 @@ export function inbox(): Inbox {
 	return current;
 }
 
-export async function initRuntime(env: Record<string, string | undefined>, options: { defaultOrigin?: string } = {}): Promise<Inbox> {
+export async function initRuntime(
+	env: Record<string, string | undefined>,
+	options: { defaultOrigin?: string; durableStore?: boolean } = {}
+): Promise<Inbox> {
 	if (current) return current;
 	try {
-		current = await startInbox(loadConfig(env, { defaultOrigin: options.defaultOrigin }));
+		current = await startInbox(loadConfig(env, options));
 	} catch (error) {
 		if (error instanceof ConfigError) console.error(error.message);
 		else if (error instanceof KeyFileError)

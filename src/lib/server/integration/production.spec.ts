@@ -120,6 +120,7 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 			})
 		};
 		delete env.ORIGIN;
+		delete env.ACCEPT_NON_DURABLE_DATABASE;
 		const failure = await run(process.execPath, ['build'], { env, timeout: 60_000 }).then(
 			() => undefined,
 			(error: { code: number; stderr: string }) => error
@@ -128,6 +129,7 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 		expect(failure?.stderr).toMatch(/SERVICE_BASE_URL must use https/);
 		expect(failure?.stderr).toMatch(/SERVICE_API_KEY is not a valid API key/);
 		expect(failure?.stderr).toMatch(/ORIGIN is not set/);
+		expect(failure?.stderr).toMatch(/DATABASE_URL is not set: the embedded PGlite database does not flush to the disk/);
 		expect(failure?.stderr).not.toContain('sk_live_tooshort');
 	});
 
