@@ -75,3 +75,12 @@ export interface ConversationView {
 	/** With the second-person policy: whether this account may approve the pending rewrap (not the one who re-invited). */
 	mayApproveRewrap: boolean;
 }
+
+/**
+ * Who sent one of the company's messages (§4 "Message authors"): an agent through this inbox; the
+ * inbox, before it recorded who (`inbox`); or something outside the inbox with the company's key
+ * (`outside`). `accountId` is null once the account is deleted; `displayName` is then the name it had.
+ */
+export type MessageAuthor =
+	| { conversationId: string; clientMessageId: string; origin: 'agent'; accountId: string | null; displayName: string }
+	| { conversationId: string; clientMessageId: string; origin: 'inbox' | 'outside' };

@@ -345,5 +345,22 @@ create table company_key_state (
 	updated_at timestamptz not null
 );
 `
+	},
+	{
+		version: 12,
+		name: 'who sent each message',
+		sql: `
+-- The agent who sent a message through the proxy (src/lib/server/db/message-authors.ts), recorded
+-- before the request goes to the service, by the envelope's clientMessageId. The first account to use
+-- a clientMessageId keeps it. The name stays readable after the account is gone.
+create table message_authors (
+	conversation_id text not null,
+	client_message_id text not null,
+	account_id text references accounts (account_id) on delete set null,
+	author_name text not null,
+	created_at timestamptz not null,
+	primary key (conversation_id, client_message_id)
+);
+`
 	}
 ];

@@ -176,6 +176,41 @@ describe.each(BACKENDS)('the signing proxy /api/v1 on %s (docs/inbox-api.md §6,
 		expect((await admin.get(`/api/conversations/${id}`)).body.unreadCount).toBe(1);
 	});
 
+	it("records who sent each reply, and refuses another account's clientMessageId before the service sees it", async () => {
+		const id = customer.conversationId;
+		const keys = await loadCompanyKeys(join(harness.stack().dataDir, 'keys'));
+		const record = await agent.get(`/api/v1/conversations/${id}`);
+		const conversationKey = openConversationKey(record.body.wrapForCompany, id, [keys.current, ...keys.previous]);
+		const reply = (text: string, clientMessageId = newClientMessageId()) => ({
+			conversationId: id,
+			contentType: 'text',
+			encryption: encryptMessage({ conversationKey, conversationId: id, senderType: 'company', clientMessageId, keyVersion: 1, text })
+		});
+		const fromAda = reply('From Ada.');
+		const fromGrace = reply('From Grace.');
+		expect((await agent.post('/api/v1/messages', fromAda)).status).toBe(201);
+		expect((await admin.post('/api/v1/messages', fromGrace)).status).toBe(201);
+		const before = front.seen.length;
+		const passedOff = await admin.post('/api/v1/messages', reply('Grace as Ada.', fromAda.encryption.clientMessageId));
+		expect([passedOff.status, passedOff.body.error.code]).toEqual([409, 'STATE_CONFLICT']);
+		expect(front.seen.length).toBe(before);
+
+		const asked = [fromAda, fromGrace, reply('never sent')].map(({ encryption }) => ({
+			conversationId: id,
+			clientMessageId: encryption.clientMessageId
+		}));
+		const authors = await admin.post('/api/message-authors', { messages: asked });
+		expect(authors.body.data.map((author: { origin: string; displayName?: string }) => [author.origin, author.displayName])).toEqual([
+			['agent', 'Ada Agent'],
+			['agent', 'Grace Admin'],
+			['outside', undefined]
+		]);
+		for (const bad of [{}, { messages: [{ conversationId: id }] }, { messages: Array(201).fill(asked[0]) }]) {
+			expect((await agent.post('/api/message-authors', bad)).body.error.code).toBe('INVALID_REQUEST');
+		}
+		expect((await fetch(`${harness.stack().inbox.url}/api/message-authors`, { method: 'POST' })).status).toBe(403);
+	});
+
 	it('returns presigned storage URLs as the service made them', async () => {
 		const upload = await agent.post(`/api/v1/conversations/${customer.conversationId}/attachments`, { size: 1000 });
 		expect(upload.status).toBe(201);

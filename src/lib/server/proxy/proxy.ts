@@ -9,8 +9,10 @@
 import { randomBytes } from 'node:crypto';
 import { ContractError } from '../../errors';
 import { b64uEncode } from '../../crypto/encoding';
+import { isId } from '../../crypto/rules';
 import type { Session } from '../auth/sessions';
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
+import { claimAuthorship } from '../db/message-authors';
 import { decodeUtf8, json, parseJsonObject, readBodyBytes, requireJsonContentType } from '../http/responses';
 import type { RawResponse } from '../upstream/client';
 import type { Inbox } from '../inbox';
@@ -64,6 +66,7 @@ export async function proxyRequest(
 		return json(invitation, 201, { 'idempotency-key': idempotencyKey });
 	}
 
+	if (allowed.route === 'sendMessage') await recordAuthor(inbox, session, body.object);
 	const response = await inbox.upstream.send(
 		{ method: 'POST', pathAndQuery: allowed.pathAndQuery, body: body.text, idempotencyKey },
 		INTERACTIVE_RETRY
@@ -78,6 +81,20 @@ export async function proxyRequest(
 		);
 	}
 	return relayed;
+}
+
+/**
+ * The sender of a message is recorded before it goes to the service (docs/inbox-api.md §4 "Message
+ * authors"). A clientMessageId another account used first is refused: the service would answer with
+ * that account's message (contract 3, a repeated clientMessageId), and this agent would pass it off as theirs.
+ * A body without a usable id is left to the service, which refuses it.
+ */
+async function recordAuthor(inbox: Inbox, session: Session, body: Record<string, unknown>): Promise<void> {
+	const conversationId = body.conversationId;
+	const clientMessageId = (body.encryption as { clientMessageId?: unknown } | null)?.clientMessageId;
+	if (!isId(conversationId) || !isId(clientMessageId)) return;
+	const held = await claimAuthorship(inbox.db, { conversationId, clientMessageId }, session.account, new Date(inbox.now()));
+	if (!held) throw new ContractError('STATE_CONFLICT', 'this clientMessageId belongs to a message another account sent: use a new one');
 }
 
 /** The JSON value of the service's answer; any other type or body is `502 INVALID_RESPONSE`, so it never reaches the browser. */

@@ -1,0 +1,34 @@
+/**
+ * `POST /api/message-authors` (docs/inbox-api.md §4 "Message authors"): who sent the company messages a
+ * page shows, looked up by conversation and clientMessageId, up to 200 at once.
+ */
+import { ContractError } from '../../errors';
+import { isId } from '../../crypto/rules';
+import { lookUpAuthors } from '../db/message-authors';
+import { json, readJsonObject } from '../http/responses';
+import { requireSession, route } from './event';
+
+const MAX_MESSAGES = 200;
+
+function readMessages(body: Record<string, unknown>): { conversationId: string; clientMessageId: string }[] {
+	const { messages } = body;
+	if (!Array.isArray(messages) || messages.length > MAX_MESSAGES) {
+		throw new ContractError('INVALID_REQUEST', `messages must be a list of at most ${MAX_MESSAGES} { conversationId, clientMessageId }`);
+	}
+	return messages.map((item: unknown, index) => {
+		const { conversationId, clientMessageId } = (item ?? {}) as Record<string, unknown>;
+		if (!isId(conversationId) || !isId(clientMessageId)) {
+			throw new ContractError(
+				'INVALID_REQUEST',
+				`messages[${index}] needs a conversationId and a clientMessageId of the contract's id form`
+			);
+		}
+		return { conversationId, clientMessageId };
+	});
+}
+
+export const postMessageAuthors = route(async (event, inbox) => {
+	requireSession(event);
+	const messages = readMessages(await readJsonObject(event.request, 64 * 1024));
+	return json({ data: await lookUpAuthors(inbox.db, messages) });
+});
