@@ -11,6 +11,7 @@ import { getCompanyKey, getConversation } from './api';
 import { ConversationStore } from './conversations.svelte';
 import { LiveEvents } from './events.svelte';
 import { explainMessageProblem } from './explain';
+import { authorLabel, MessageAuthors, previewWithAuthor } from './message-authors';
 import { v1Call } from './proxy';
 import { ThreadStore } from './thread.svelte';
 import type { Conversation, StoredMessage } from './types';
@@ -23,6 +24,7 @@ const PREVIEW_REQUESTS_AT_ONCE = 3;
 export class InboxState {
 	readonly conversations = new ConversationStore();
 	readonly live: LiveEvents;
+	readonly authors = new MessageAuthors();
 	/** The thread on screen, which receives its conversation's events. */
 	thread: ThreadStore | null = null;
 	/** The company key fingerprint the customers' apps check (contract 2.2, 6.3), for the trust badges. */
@@ -61,6 +63,7 @@ export class InboxState {
 		this.live.stop();
 		this.closeThread(this.thread);
 		this.conversations.clear();
+		this.authors.clear();
 	}
 
 	/**
@@ -74,6 +77,7 @@ export class InboxState {
 			crypto: this.crypto,
 			agentKeyHandle: this.agentKeyHandle,
 			accountId: this.accountId,
+			authors: this.authors,
 			onPreview: (id, text) => this.conversations.setPreview(id, text),
 			onRead: (id) => this.conversations.markRead(id)
 		});
@@ -148,7 +152,11 @@ export class InboxState {
 			: result.attachment
 				? `File: ${result.attachment.name}`
 				: result.text;
-		this.conversations.setPreview(conversationId, text);
+		const [author] =
+			message.senderType === 'company'
+				? await this.authors.lookUp([{ conversationId, clientMessageId: message.encryption.clientMessageId }]).catch(() => [])
+				: [];
+		this.conversations.setPreview(conversationId, previewWithAuthor(text, message.senderType, authorLabel(author, this.accountId)));
 	}
 }
 

@@ -32,6 +32,8 @@ export interface SendingThread {
 	replace(key: string, change: (message: ThreadMessage) => ThreadMessage | null): void;
 	/** A sent message becomes the conversation's preview. */
 	preview(message: ThreadMessage): void;
+	/** This agent sent the message with this clientMessageId (its bubble says "You" without asking the inbox). */
+	sentByMe(clientMessageId: string): void;
 }
 
 /**
@@ -115,6 +117,7 @@ export class ThreadSender {
 				{ idempotencyKey: entry.idempotencyKey }
 			);
 			this.outbox.remove(entry.localId);
+			this.thread.sentByMe(entry.encryption.clientMessageId);
 			const already = this.thread.messages.some((m) => m.messageId === stored.messageId);
 			this.thread.replace(entry.localId, (m) =>
 				already

@@ -13,6 +13,7 @@ import { PageNetwork } from '$test-support/page-network';
 import { createWorkerApi } from '../crypto/worker/api';
 import { createInvitation, getConversation, listStoredMessages, login, registerAgentKey } from './api';
 import { newIdempotencyKey } from './http';
+import { MessageAuthors } from './message-authors';
 import { ThreadStore, type ThreadCrypto } from './thread.svelte';
 import type { StoredMessage } from './types';
 
@@ -27,13 +28,15 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 	let crypto: ThreadCrypto;
 	let agentKeyHandle: string;
 	let customer: Customer;
+	let accountId: string;
 	const previews: string[] = [];
 
 	const openThread = async () => {
 		const thread = new ThreadStore(await getConversation(customer.conversationId), {
 			crypto,
 			agentKeyHandle,
-			accountId: 'ada',
+			accountId,
+			authors: new MessageAuthors(),
 			onPreview: (_, text) => previews.push(text),
 			onRead: () => undefined
 		});
@@ -68,7 +71,7 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 		const key = await worker.createAgentKey('a passphrase of this page');
 		agentKeyHandle = key.handle;
 
-		await login(AGENT.username, AGENT.password);
+		accountId = (await login(AGENT.username, AGENT.password)).account.accountId;
 		await registerAgentKey({ agentKeyId: key.agentKeyId!, publicKey: key.publicKey });
 		const admin = await harness.login(ADMIN);
 		const { companyId } = harness.stack().company;
@@ -170,6 +173,14 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 		expect(keys[1]).toBe(keys[0]);
 		const atCustomer = (await customer.messages()).filter((message: { text?: string }) => message.text === 'Your lamp ships today.');
 		expect(atCustomer).toHaveLength(1);
+		expect([thread.authorOf(sent), previews.at(-1)]).toEqual(['You', 'You: Your lamp ships today.']);
 		thread.dispose();
+
+		// after a reload the inbox names the sender: the proxy recorded it before the first attempt
+		const reopened = await openThread();
+		const stored = reopened.messages.find((message) => message.messageId === sent.messageId)!;
+		expect(reopened.authorOf(stored)).toBe('You');
+		expect(reopened.authorOf(reopened.messages[0])).toBeNull(); // the customer's
+		reopened.dispose();
 	});
 });

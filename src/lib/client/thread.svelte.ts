@@ -9,6 +9,7 @@ import type { HistoryItem } from '../wire/v1-records';
 import { v1 } from '../wire/v1';
 import { composerBlockedReason, composerWarning, type KeyState } from './composer-state';
 import { explainError, explainMessageProblem } from './explain';
+import { authorLabel, NO_AUTHORS, previewWithAuthor, withAuthors, type MessageAuthor, type MessageAuthors } from './message-authors';
 import { newIdempotencyKey } from './http';
 import { v1Call } from './proxy';
 import { itemsToDecrypt, mergeMessages, shownMessageIds, toThreadMessage, type ThreadMessage } from './thread-messages';
@@ -26,6 +27,8 @@ export interface ThreadContext {
 	crypto: ThreadCrypto;
 	agentKeyHandle: string;
 	accountId: string;
+	/** Who sent the company's messages, shared with the list's previews. */
+	authors: Pick<MessageAuthors, 'lookUp'>;
 	/** Tells the list about a decrypted preview and a read receipt. */
 	onPreview(conversationId: string, text: string): void;
 	onRead(conversationId: string): void;
@@ -40,6 +43,8 @@ export class ThreadStore {
 	#hasOlder = $state(false);
 	#loadError = $state<string | null>(null);
 	#customerReadUpTo = $state<string | null>(null);
+	/** The authors of the company's messages loaded here, by clientMessageId. */
+	#authors = $state.raw<ReadonlyMap<string, MessageAuthor>>(NO_AUTHORS);
 	/** Why the composer is closed (the key is not open here), or null when the agent can write. */
 	readonly composerBlockedReason = $derived.by(() => composerBlockedReason(this.#keyState, this.#conversation));
 	/** What the agent should know before writing (pending, awaiting key, untrusted, deleted customer). */
@@ -92,6 +97,13 @@ export class ThreadStore {
 
 	get loadError(): string | null {
 		return this.#loadError;
+	}
+
+	/** Who sent a company message, for its bubble: "You" for this agent's sends, stored or not yet. */
+	authorOf(message: ThreadMessage): string | null {
+		if (message.senderType !== 'company') return null;
+		if (!message.messageId) return 'You';
+		return authorLabel(message.clientMessageId ? this.#authors.get(message.clientMessageId) : undefined, this.context.accountId);
 	}
 
 	/** The customer read the company's messages up to this one (message.read events). */
@@ -152,13 +164,28 @@ export class ThreadStore {
 		return wanted.map((item, index) => toThreadMessage(item, results[index], explainMessageProblem));
 	}
 
-	private add(decrypted: ThreadMessage[]): void {
+	/** Shows decrypted messages, then names their senders and updates the list's preview. */
+	private async add(decrypted: ThreadMessage[]): Promise<void> {
 		if (this.disposed || decrypted.length === 0) return;
 		this.#messages = mergeMessages(this.#messages, decrypted);
 		// a send confirmed by the history or a live event needs no retry any more
 		this.sender.confirmStored(decrypted);
 		const newest = [...decrypted].reverse().find((m) => m.text !== undefined || m.attachment);
-		if (newest) this.preview(newest);
+		await this.learnAuthors(decrypted);
+		if (newest && !this.disposed) this.preview(newest);
+	}
+
+	/** Looks up who sent the company's messages among these (a failed lookup leaves them unnamed). */
+	private async learnAuthors(messages: readonly ThreadMessage[]): Promise<void> {
+		const wanted = messages.flatMap((m) =>
+			m.senderType === 'company' && m.clientMessageId && !this.#authors.has(m.clientMessageId)
+				? [{ conversationId: this.conversationId, clientMessageId: m.clientMessageId }]
+				: []
+		);
+		if (wanted.length === 0) return;
+		const found = await this.context.authors.lookUp(wanted).catch(() => []);
+		if (this.disposed || found.length === 0) return;
+		this.#authors = withAuthors(this.#authors, found);
 	}
 
 	private newestStored(): ThreadMessage | undefined {
@@ -175,7 +202,7 @@ export class ThreadStore {
 			this.#loadError = null;
 			const page = await v1Call(v1.listMessages(this.conversationId, { limit: PAGE_SIZE }));
 			this.#hasOlder = page.hasMore;
-			this.add(await this.decrypt(page.data));
+			await this.add(await this.decrypt(page.data));
 		} catch (error) {
 			this.#loadError = explainError(error);
 		}
@@ -189,7 +216,7 @@ export class ThreadStore {
 		try {
 			const page = await v1Call(v1.listMessages(this.conversationId, { limit: PAGE_SIZE, before: oldest.messageId }));
 			this.#hasOlder = page.hasMore;
-			this.add(await this.decrypt(page.data));
+			await this.add(await this.decrypt(page.data));
 		} catch (error) {
 			this.#loadError = explainError(error);
 		} finally {
@@ -205,7 +232,7 @@ export class ThreadStore {
 		let after = newest.messageId;
 		for (let pages = 0; pages < 20; pages++) {
 			const page = await v1Call(v1.listMessages(this.conversationId, { limit: 200, after }));
-			this.add(await this.decrypt(page.data));
+			await this.add(await this.decrypt(page.data));
 			if (!page.hasMore || page.data.length === 0) return;
 			after = page.data[page.data.length - 1].messageId;
 		}
@@ -223,7 +250,7 @@ export class ThreadStore {
 		if (this.#hasOlder && oldest?.seq && message.seq < oldest.seq) return;
 		const newest = this.newestStored();
 		if (newest?.seq && message.seq > newest.seq + 1) return this.catchUp();
-		this.add(await this.decrypt([message]));
+		await this.add(await this.decrypt([message]));
 	}
 
 	customerRead(upToMessageId: string): void {
@@ -292,8 +319,20 @@ export class ThreadStore {
 		return this.#keyVersion;
 	}
 
+	sentByMe(clientMessageId: string): void {
+		const author: MessageAuthor = {
+			conversationId: this.conversationId,
+			clientMessageId,
+			origin: 'agent',
+			accountId: this.context.accountId,
+			displayName: 'You'
+		};
+		this.#authors = withAuthors(this.#authors, [author]);
+	}
+
 	preview(message: ThreadMessage): void {
-		this.context.onPreview(this.conversationId, message.attachment ? `File: ${message.attachment.name}` : (message.text ?? ''));
+		const text = message.attachment ? `File: ${message.attachment.name}` : (message.text ?? '');
+		this.context.onPreview(this.conversationId, previewWithAuthor(text, message.senderType, this.authorOf(message)));
 	}
 
 	// -------------------------------------------------------------------------------------------
