@@ -71,8 +71,10 @@ test('a tampered message shows DECRYPT_FAILED in place, and the others still rea
 	await customer.say('first, untouched');
 	const target = await customer.say('second, to be altered on the way');
 	await customer.say('third, untouched');
-	// the live copy of the second message must not reach the page before the tampered history does
+	// the live copy of the second message must not reach the page after the tampered history (a copy that
+	// decrypts replaces one that failed): the row's preview of the third says the live events are in
 	await storedByInbox(inbox, agent, invitation.conversationId, 3);
+	await expect(page.locator(`a[data-conversation-id="${invitation.conversationId}"]`)).toContainText('third, untouched');
 
 	// the history arrives with one byte of the second message's ciphertext flipped
 	await page.route('**/api/v1/conversations/*/messages*', async (route) => {

@@ -52,6 +52,10 @@ export class InboxClient {
 		return this.request<T>('PATCH', path, body, headers);
 	}
 
+	put<T = any>(path: string, body: unknown = {}, headers?: Record<string, string>): Promise<Answer<T>> {
+		return this.request<T>('PUT', path, body, headers);
+	}
+
 	async login(username: string, password: string): Promise<Answer> {
 		return this.request('POST', '/api/session', { username, password });
 	}

@@ -18,6 +18,8 @@ function conversation(id: string, lastActivityAt: string, extra: Partial<Convers
 		agentWraps: [],
 		keyEvents: [],
 		mayApproveRewrap: true,
+		assignee: null,
+		activity: [],
 		...extra
 	};
 }

@@ -54,6 +54,28 @@ export type RewrapApproval = 'automatic' | 'second_person';
 /** The team's settings (§ Settings). */
 export interface InboxSettings {
 	reinviteRewrap: RewrapApproval;
+	/** An unassigned conversation is assigned to the agent who replies first. */
+	assignOnFirstReply: boolean;
+}
+
+/** A team member as the inbox's pickers show them (§4 "Team"). */
+export interface TeamMember {
+	accountId: string;
+	displayName: string;
+	role: Role;
+}
+
+export type ConversationActivityKind = 'assigned' | 'unassigned';
+
+/**
+ * What the team did to a conversation (§4 `activity`): who assigned it to whom (`details.assigneeName`;
+ * `details.automatic` when the first reply assigned it), who unassigned it.
+ */
+export interface ConversationActivity {
+	kind: ConversationActivityKind;
+	actorName: string | null;
+	at: string;
+	details: { assigneeName?: string; automatic?: boolean };
 }
 
 /** An account's view of a conversation (§4). */
@@ -74,6 +96,10 @@ export interface ConversationView {
 	keyEvents: ConversationKeyEvent[];
 	/** With the second-person policy: whether this account may approve the pending rewrap (not the one who re-invited). */
 	mayApproveRewrap: boolean;
+	/** The agent who owns the conversation, or null. */
+	assignee: { accountId: string; displayName: string } | null;
+	/** The latest team activity, oldest first. */
+	activity: ConversationActivity[];
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * Accounts for admins (docs/inbox-api.md §8): list them, and create agents and admins with a password.
- * The first admin comes from `npm run admin -- create`.
+ * Accounts for admins (docs/inbox-api.md §8): list them, and create agents and admins with a password
+ * (the first admin comes from `npm run admin -- create`); the team's names for everyone (§4 "Team").
  */
+import type { TeamMember } from '../../inbox-api/records';
 import { validateNewAccount } from '../admin/new-account';
 import { createAccount, listAccounts } from '../db/accounts';
 import { json, readJsonObject } from '../http/responses';
@@ -20,4 +21,14 @@ export const postAccount = route(async (event, inbox) => {
 	const account = await createAccount(inbox.db, { ...fields, passwordHash }, new Date(inbox.now()));
 	inbox.log.info('account created', { account: account.accountId, role: account.role, by: session.account.accountId });
 	return json({ account: accountJson(account) }, 201);
+});
+
+/** The team as every signed-in account sees it (§4 "Team"): names for the assignment pickers, never more. */
+export const getTeam = route(async (event, inbox) => {
+	requireSession(event);
+	const team: TeamMember[] = (await listAccounts(inbox.db))
+		.filter((account) => !account.disabledAt)
+		.map(({ accountId, displayName, role }) => ({ accountId, displayName, role }))
+		.sort((a, b) => a.displayName.localeCompare(b.displayName));
+	return json({ data: team });
 });

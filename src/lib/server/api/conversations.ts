@@ -1,12 +1,13 @@
 /**
  * The inbox's own conversation routes (docs/inbox-api.md §4): the list and one conversation as the
- * calling account sees them, the envelopes stored as received, re-invitations, and the explicit
- * confirmation of an unverified re-invitation's rewrap.
+ * calling account sees them, the envelopes stored as received, assignment, re-invitations, and the
+ * explicit confirmation of an unverified re-invitation's rewrap.
  */
 import { ContractError } from '../../errors';
 import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { CONVERSATION_STATUSES, type ConversationStatus } from '../../wire/v1';
 import { requireConversationAccess } from '../conversations/access';
+import { assignConversation } from '../conversations/assignment';
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
 import { getConversationView, listConversationViews, type Trust } from '../db/conversations';
 import { listStoredMessages } from '../db/messages';
@@ -106,4 +107,15 @@ export const confirmRewrap = route(async (event, inbox) => {
 	const outcome = await inbox.rewraps.confirm(account, conversationId);
 	const view = await getConversationView(inbox.db, account, conversationId);
 	return json(view, outcome === 'queued' ? 202 : 200);
+});
+
+export const putAssignee = route(async (event, inbox) => {
+	const { account } = requireSession(event);
+	const conversationId = idParam(event, 'conversationId');
+	const { accountId } = await readJsonObject(event.request, 4 * 1024);
+	if (accountId !== null && (typeof accountId !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(accountId))) {
+		throw new ContractError('INVALID_REQUEST', 'accountId must be an account id, or null to unassign');
+	}
+	await assignConversation(inbox, account, conversationId, accountId);
+	return json(await getConversationView(inbox.db, account, conversationId));
 });

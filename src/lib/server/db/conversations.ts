@@ -6,8 +6,9 @@
 import type { ConversationStatus, Wrap } from '../../wire/v1';
 import type { Account } from './accounts';
 import type { Queryable } from './database';
-import type { ConversationKeyEvent, ConversationView, RewrapState, Trust } from '../../inbox-api/records';
+import type { ConversationActivity, ConversationKeyEvent, ConversationView, RewrapState, Trust } from '../../inbox-api/records';
 import { KEY_EVENTS_SELECT } from './conversation-events';
+import { ACTIVITY_SELECT } from './conversation-activity';
 import { isoSeconds } from '../../crypto/rules';
 
 export type { ConversationView, RewrapState, Trust };
@@ -195,6 +196,9 @@ interface ViewRow {
 	agent_wraps: { agentKeyId: string; rosterVersion: number; wrap: Wrap }[];
 	key_events: ConversationKeyEvent[];
 	may_approve_rewrap: boolean;
+	assignee_id: string | null;
+	assignee_name: string | null;
+	activity: ConversationActivity[];
 }
 
 const VIEW_SELECT = `
@@ -206,9 +210,12 @@ const VIEW_SELECT = `
 	       coalesce((select jsonb_agg(jsonb_build_object('agentKeyId', w.agent_key_id, 'rosterVersion', w.roster_version, 'wrap', w.wrap))
 	          from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2), '[]'::jsonb) as agent_wraps,
 	       ${KEY_EVENTS_SELECT} as key_events,
-	       c.rewrap_requested_by is distinct from $1 as may_approve_rewrap
+	       c.rewrap_requested_by is distinct from $1 as may_approve_rewrap,
+	       c.assignee_id, assignee.display_name as assignee_name,
+	       ${ACTIVITY_SELECT} as activity
 	from conversations c
-	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1`;
+	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1
+	left join accounts assignee on assignee.account_id = c.assignee_id`;
 
 function toView(row: ViewRow): ConversationView {
 	return {
@@ -225,7 +232,9 @@ function toView(row: ViewRow): ConversationView {
 		unreadCount: row.unread_count,
 		agentWraps: row.agent_wraps,
 		keyEvents: row.key_events,
-		mayApproveRewrap: row.may_approve_rewrap
+		mayApproveRewrap: row.may_approve_rewrap,
+		assignee: row.assignee_id && row.assignee_name ? { accountId: row.assignee_id, displayName: row.assignee_name } : null,
+		activity: row.activity
 	};
 }
 

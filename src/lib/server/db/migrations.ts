@@ -362,5 +362,27 @@ create table message_authors (
 	primary key (conversation_id, client_message_id)
 );
 `
+	},
+	{
+		version: 13,
+		name: 'assignment and the team activity of conversations',
+		sql: `
+-- The agent who owns a conversation (src/lib/server/conversations/assignment.ts).
+alter table conversations add column assignee_id text references accounts (account_id) on delete set null;
+create index conversations_by_assignee on conversations (assignee_id);
+
+-- What the team did to a conversation (assigned, unassigned, resolved, reopened, snoozed), shown in the
+-- thread. Names are kept as they were, so a line stays readable after its account is gone.
+create table conversation_activity (
+	activity_id bigserial primary key,
+	conversation_id text not null,
+	kind text not null,
+	actor_account_id text references accounts (account_id) on delete set null,
+	actor_name text,
+	details jsonb not null default '{}',
+	created_at timestamptz not null
+);
+create index conversation_activity_by_conversation on conversation_activity (conversation_id, activity_id);
+`
 	}
 ];

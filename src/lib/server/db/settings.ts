@@ -13,30 +13,37 @@ import type { Queryable } from './database';
  */
 export const REWRAP_APPROVALS: readonly RewrapApproval[] = ['automatic', 'second_person'];
 
-export const DEFAULT_SETTINGS: InboxSettings = { reinviteRewrap: 'second_person' };
+export const DEFAULT_SETTINGS: InboxSettings = { reinviteRewrap: 'second_person', assignOnFirstReply: false };
+
+/** Each setting's rule: a value is stored and read back only when its rule accepts it. */
+const SETTING_RULES: { [name in keyof InboxSettings]: { accepts: (value: unknown) => boolean; expected: string } } = {
+	reinviteRewrap: {
+		accepts: (value) => REWRAP_APPROVALS.includes(value as RewrapApproval),
+		expected: `one of ${REWRAP_APPROVALS.join(', ')}`
+	},
+	assignOnFirstReply: { accepts: (value) => typeof value === 'boolean', expected: 'true or false' }
+};
+
+const isSettingName = (name: string): name is keyof InboxSettings => Object.hasOwn(SETTING_RULES, name);
 
 export async function readSettings(db: Queryable): Promise<InboxSettings> {
 	const rows = await db.query<{ name: string; value: unknown }>('select name, value from inbox_settings');
-	const settings = { ...DEFAULT_SETTINGS };
+	const settings: Record<string, unknown> = { ...DEFAULT_SETTINGS };
 	for (const row of rows) {
-		if (row.name === 'reinviteRewrap' && REWRAP_APPROVALS.includes(row.value as RewrapApproval)) {
-			settings.reinviteRewrap = row.value as RewrapApproval;
-		}
+		if (isSettingName(row.name) && SETTING_RULES[row.name].accepts(row.value)) settings[row.name] = row.value;
 	}
-	return settings;
+	return settings as unknown as InboxSettings;
 }
 
 /** Checks a settings change of an admin's request body: known names, known values, nothing else. */
 export function parseSettingsChange(body: Record<string, unknown>): Partial<InboxSettings> {
-	const change: Partial<InboxSettings> = {};
+	const change: Record<string, unknown> = {};
 	for (const [name, value] of Object.entries(body)) {
-		if (name !== 'reinviteRewrap') throw new ContractError('INVALID_REQUEST', `unknown setting ${name.slice(0, 64)}`);
-		if (!REWRAP_APPROVALS.includes(value as RewrapApproval)) {
-			throw new ContractError('INVALID_REQUEST', `reinviteRewrap must be one of ${REWRAP_APPROVALS.join(', ')}`);
-		}
-		change.reinviteRewrap = value as RewrapApproval;
+		if (!isSettingName(name)) throw new ContractError('INVALID_REQUEST', `unknown setting ${name.slice(0, 64)}`);
+		if (!SETTING_RULES[name].accepts(value)) throw new ContractError('INVALID_REQUEST', `${name} must be ${SETTING_RULES[name].expected}`);
+		change[name] = value;
 	}
-	return change;
+	return change as Partial<InboxSettings>;
 }
 
 export async function updateSettings(db: Queryable, change: Partial<InboxSettings>, by: Account, now: Date): Promise<void> {

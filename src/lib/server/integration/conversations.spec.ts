@@ -17,7 +17,7 @@ const SECOND_ADMIN = { username: 'alan', displayName: 'Alan Admin', password: 'a
 
 /** Runs `work` with the team's re-invitation policy set to `policy`, then sets the default back. */
 async function withPolicy(admin: InboxClient, policy: 'automatic' | 'second_person', work: () => Promise<void>): Promise<void> {
-	expect((await admin.patch('/api/admin/settings', { reinviteRewrap: policy })).body).toEqual({ reinviteRewrap: policy });
+	expect((await admin.patch('/api/admin/settings', { reinviteRewrap: policy })).body).toMatchObject({ reinviteRewrap: policy });
 	try {
 		await work();
 	} finally {
@@ -128,7 +128,7 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 		expect((await agent.patch('/api/admin/settings', { reinviteRewrap: 'automatic' })).body.error.code).toBe('FORBIDDEN');
 		expect((await admin.patch('/api/admin/settings', { reinviteRewrap: 'never' })).body.error.code).toBe('INVALID_REQUEST');
 		expect((await admin.patch('/api/admin/settings', { other: true })).status).toBe(400);
-		expect((await admin.get('/api/admin/settings')).body).toEqual({ reinviteRewrap: 'second_person' });
+		expect((await admin.get('/api/admin/settings')).body).toEqual({ reinviteRewrap: 'second_person', assignOnFirstReply: false });
 		await withPolicy(admin, 'automatic', async () => {
 			const invited = await admin.post('/api/invites', {});
 			const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });

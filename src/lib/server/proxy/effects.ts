@@ -1,10 +1,12 @@
 /**
  * What the inbox keeps of successful proxied requests (docs/inbox-api.md §6): a sent message (stored
- * as sent, last activity, a live event for the other agents), a read pointer for the caller's unread
+ * as sent, last activity, the assignee when the team assigns on the first reply, a live event for the
+ * other agents), a read pointer for the caller's unread
  * count, and a closed conversation's status.
  */
 import { parseV1Response } from '../../wire/v1';
 import type { Session } from '../auth/sessions';
+import { assignOnFirstReply } from '../conversations/assignment';
 import { ensureConversation, recordActivity, updateStatus } from '../db/conversations';
 import { appendLiveEvent, appendLiveEvents } from '../db/live-events';
 import { markReadUpTo, storeMessage } from '../db/messages';
@@ -29,6 +31,7 @@ export async function recordProxiedEffects(
 			await inbox.db.transaction(async (tx) => {
 				if (!(await storeMessage(tx, item, null))) return;
 				await recordActivity(tx, item.conversationId, new Date(item.createdAt), now);
+				await assignOnFirstReply(tx, session.account, item.conversationId, now);
 				await appendLiveEvents(
 					tx,
 					[
