@@ -5,18 +5,29 @@
 import type { Browser, Page } from '@playwright/test';
 import { expect, messages, openConversation, readyAgent, test, unlock, type Agent, type InboxStack } from './support/inbox-e2e';
 
+interface AgentBrowser {
+	page: Page;
+	agent: Agent;
+}
+
 /** An agent in a browser context of their own, signed in with a key in the roster. */
-async function agentInOwnBrowser(browser: Browser, inbox: InboxStack, label: string): Promise<{ page: Page; agent: Agent }> {
+async function agentInOwnBrowser(browser: Browser, inbox: InboxStack, label: string): Promise<AgentBrowser> {
 	const page = await (await browser.newContext({ baseURL: inbox.url })).newPage();
 	return { page, agent: await readyAgent(page, inbox, label) };
 }
 
-test('every agent sees who sent each reply, in the thread and the list, also after a reload', async ({ browser, inbox }) => {
+/** Ada and Ben, each in their own browser, and a customer Ada invited who wrote `firstMessage`. */
+async function teamWithCustomer(browser: Browser, inbox: InboxStack, firstMessage: string) {
 	const ada = await agentInOwnBrowser(browser, inbox, 'ada');
 	const ben = await agentInOwnBrowser(browser, inbox, 'ben');
 	const invitation = await inbox.invite(ada.agent);
 	const customer = await inbox.customer(invitation);
-	await customer.say('Where is my lamp?');
+	await customer.say(firstMessage);
+	return { ada, ben, invitation, customer };
+}
+
+test('every agent sees who sent each reply, in the thread and the list, also after a reload', async ({ browser, inbox }) => {
+	const { ada, ben, invitation } = await teamWithCustomer(browser, inbox, 'Where is my lamp?');
 
 	await openConversation(ada.page, invitation.conversationId);
 	const composer = ada.page.getByLabel('Message');
@@ -49,4 +60,43 @@ test('every agent sees who sent each reply, in the thread and the list, also aft
 	await expect(ada.page.locator(`a[data-conversation-id="${invitation.conversationId}"]`)).toContainText(
 		`${ben.agent.displayName}: Tracking number follows.`
 	);
+});
+
+test('agents assign conversations to themselves and each other; views, counts and the thread follow live', async ({ browser, inbox }) => {
+	const { ada, ben, invitation } = await teamWithCustomer(browser, inbox, 'My order never came.');
+	const row = (page: Page) => page.locator(`a[data-conversation-id="${invitation.conversationId}"]`);
+	const viewCount = (page: Page, view: string) => page.locator(`[data-view="${view}"]`).getByTestId('view-count');
+	await expect(row(ben.page)).toBeVisible();
+	const unassignedBefore = Number(await viewCount(ben.page, 'unassigned').textContent());
+
+	// Ada takes it with the keyboard
+	await openConversation(ada.page, invitation.conversationId);
+	await ada.page.getByTestId('messages').click();
+	await ada.page.keyboard.press('a');
+	await expect(ada.page.getByTestId('assignee')).toHaveValue(ada.agent.accountId);
+	await expect(ada.page.getByTestId('activity-lines')).toContainText(`${ada.agent.displayName} took this conversation.`);
+
+	// Ben's list shows it as Ada's at once, and the counts move
+	await expect(row(ben.page).getByTestId('row-assignee')).toHaveText(ada.agent.displayName);
+	await expect(viewCount(ben.page, 'unassigned')).toHaveText(String(unassignedBefore - 1));
+	await ben.page.locator('[data-view="mine"]').click();
+	await expect(row(ben.page)).toHaveCount(0);
+	await ben.page.locator('[data-view="unassigned"]').click();
+	await expect(row(ben.page)).toHaveCount(0);
+	await ben.page.locator('[data-view="all"]').click();
+	await openConversation(ben.page, invitation.conversationId);
+
+	// Ben gives it to himself with the picker; Ada's thread and list follow
+	await ben.page.getByTestId('assignee').selectOption(ben.agent.accountId);
+	await expect(ada.page.getByTestId('assignee')).toHaveValue(ben.agent.accountId);
+	await expect(ada.page.getByTestId('activity-lines')).toContainText(`${ben.agent.displayName} took this conversation.`);
+	await ada.page.locator('[data-view="mine"]').click();
+	await expect(row(ada.page)).toHaveCount(0);
+	await expect(viewCount(ben.page, 'mine')).toHaveText('1');
+
+	// and unassigns it
+	await ben.page.getByTestId('assignee').selectOption('');
+	await expect(ada.page.getByTestId('activity-lines')).toContainText(`${ben.agent.displayName} unassigned ${ben.agent.displayName}.`);
+	await ada.page.locator('[data-view="unassigned"]').click();
+	await expect(row(ada.page)).toBeVisible();
 });

@@ -5,7 +5,7 @@
  */
 import type { ConversationStatus } from '../wire/v1-records';
 import { api } from './http';
-import type { Account, Conversation, Invitation, Page, SessionInfo, StoredMessage, Trust } from './types';
+import type { Account, Conversation, Invitation, Page, SessionInfo, StoredMessage, TeamMember, Trust } from './types';
 import { queryString } from '../query-string';
 
 export const getSession = () => api<SessionInfo>('GET', '/api/session');
@@ -21,6 +21,12 @@ export const registerAgentKey = (input: { agentKeyId: string; publicKey: string;
 
 export const listConversations = (input: { status?: ConversationStatus; trust?: Trust; limit?: number; cursor?: string | null } = {}) =>
 	api<Page<Conversation>>('GET', `/api/conversations${queryString(input)}`);
+
+/** Assigns the conversation to an account, or to nobody (docs/inbox-api.md §4 "Assignment"). */
+export const setAssignee = (conversationId: string, accountId: string | null) =>
+	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/assignee`, { body: { accountId } });
+
+export const getTeam = () => api<{ data: TeamMember[] }>('GET', '/api/team');
 
 export const getConversation = (conversationId: string) =>
 	api<Conversation>('GET', `/api/conversations/${encodeURIComponent(conversationId)}`);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { compareConversations, countConversations, filterConversations, mergeSorted, upsertSorted } from './conversation-list';
+import {
+	compareConversations,
+	countAssignments,
+	countConversations,
+	filterConversations,
+	inAssignmentView,
+	mergeSorted,
+	upsertSorted
+} from './conversation-list';
 import type { Conversation } from './types';
 
 function conversation(id: string, lastActivityAt: string, extra: Partial<Conversation> = {}): Conversation {
@@ -87,5 +95,42 @@ describe('filters and counts', () => {
 		const counts = countConversations(list);
 		expect(counts.total).toEqual({ all: 4, active: 1, awaiting_key: 1, pending: 1, closed: 1 });
 		expect(counts.unread).toEqual({ all: 2, active: 1, awaiting_key: 0, pending: 0, closed: 1 });
+	});
+});
+
+describe('assignment views (docs/inbox-api.md §4 "Assignment")', () => {
+	const ada = { accountId: 'acc_ada', displayName: 'Ada' };
+	const ben = { accountId: 'acc_ben', displayName: 'Ben' };
+	const list = [
+		conversation('c1', '2026-01-05T00:00:00Z', { assignee: ada }),
+		conversation('c2', '2026-01-04T00:00:00Z', { assignee: ben }),
+		conversation('c3', '2026-01-03T00:00:00Z'),
+		conversation('c4', '2026-01-02T00:00:00Z', { assignee: ada, status: 'closed' }),
+		conversation('c5', '2026-01-01T00:00:00Z', { status: 'closed' })
+	];
+	const ids = (items: { conversationId: string }[]) => items.map((item) => item.conversationId);
+
+	it('shows mine, nobody’s, everyone’s or one agent’s conversations, with the other filters on top', () => {
+		const filter = (assignment: Parameters<typeof inAssignmentView>[1]) =>
+			ids(filterConversations(list, { assignment, myAccountId: 'acc_ada', status: 'all', unreadOnly: false, search: '' }, new Map()));
+		expect(filter('mine')).toEqual(['c1', 'c4']);
+		expect(filter('unassigned')).toEqual(['c3', 'c5']);
+		expect(filter('all')).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
+		expect(filter('agent:acc_ben')).toEqual(['c2']);
+		expect(
+			ids(
+				filterConversations(
+					list,
+					{ assignment: 'mine', myAccountId: 'acc_ada', status: 'closed', unreadOnly: false, search: '' },
+					new Map()
+				)
+			)
+		).toEqual(['c4']);
+	});
+
+	it('counts the open conversations of each view', () => {
+		expect(countAssignments(list, 'acc_ada')).toEqual({ mine: 1, unassigned: 1, all: 3, byAgent: { acc_ada: 1, acc_ben: 1 } });
+		expect(countAssignments(list, 'acc_ben').mine).toBe(1);
+		expect(countAssignments([], 'acc_ada')).toEqual({ mine: 0, unassigned: 0, all: 0, byAgent: {} });
 	});
 });

@@ -1,6 +1,6 @@
 /**
- * The conversation list's pure logic: the order (last activity first), filters by
- * status and unread, search, per-filter counts, and inserting one changed conversation into a
+ * The conversation list's pure logic: the order (last activity first), the assignment views (mine,
+ * unassigned, all, one agent's), filters by status and unread, search, per-filter counts, and inserting one changed conversation into a
  * sorted list of 10,000 without sorting it again.
  */
 import type { Conversation, ConversationStatus } from './types';
@@ -36,7 +36,45 @@ export function mergeSorted(list: readonly Conversation[], page: readonly Conver
 	return [...byId.values()].sort(compareConversations);
 }
 
+/** Whose conversations the list shows: this agent's, nobody's, everyone's, or one agent's (`agent:` + account id). */
+export type AssignmentView = 'mine' | 'unassigned' | 'all' | `agent:${string}`;
+
+export function inAssignmentView(item: Conversation, view: AssignmentView, myAccountId: string): boolean {
+	if (view === 'all') return true;
+	if (view === 'unassigned') return item.assignee === null;
+	const accountId = view === 'mine' ? myAccountId : view.slice('agent:'.length);
+	return item.assignee?.accountId === accountId;
+}
+
+export interface AssignmentCounts {
+	mine: number;
+	unassigned: number;
+	all: number;
+	/** Open conversations per assignee's account id. */
+	byAgent: Record<string, number>;
+}
+
+/** Open (not closed) conversations in each assignment view. */
+export function countAssignments(list: readonly Conversation[], myAccountId: string): AssignmentCounts {
+	const counts: AssignmentCounts = { mine: 0, unassigned: 0, all: 0, byAgent: {} };
+	for (const item of list) {
+		if (item.status === 'closed') continue;
+		counts.all++;
+		const assignee = item.assignee?.accountId;
+		if (assignee === undefined) counts.unassigned++;
+		else {
+			counts.byAgent[assignee] = (counts.byAgent[assignee] ?? 0) + 1;
+			if (assignee === myAccountId) counts.mine++;
+		}
+	}
+	return counts;
+}
+
 export interface ListFilter {
+	/** Whose conversations; `all` when absent. */
+	assignment?: AssignmentView;
+	/** Who `mine` is. */
+	myAccountId?: string;
 	status: StatusFilter;
 	unreadOnly: boolean;
 	/** Matched against the id and the text previews seen in this session. */
@@ -49,8 +87,10 @@ export function filterConversations(
 	previews: ReadonlyMap<string, string>
 ): Conversation[] {
 	const needle = filter.search.trim().toLowerCase();
-	if (filter.status === 'all' && !filter.unreadOnly && needle === '') return list as Conversation[];
+	const assignment = filter.assignment ?? 'all';
+	if (assignment === 'all' && filter.status === 'all' && !filter.unreadOnly && needle === '') return list as Conversation[];
 	return list.filter((item) => {
+		if (!inAssignmentView(item, assignment, filter.myAccountId ?? '')) return false;
 		if (filter.status !== 'all' && item.status !== filter.status) return false;
 		if (filter.unreadOnly && item.unreadCount === 0) return false;
 		if (needle === '') return true;

@@ -5,12 +5,15 @@
  */
 import { listConversations } from './api';
 import {
+	countAssignments,
 	countConversations,
 	filterConversations,
 	mergeSorted,
 	upsertSorted,
 	NO_PREVIEWS,
 	withPreview,
+	type AssignmentCounts,
+	type AssignmentView,
 	type FilterCounts,
 	type StatusFilter
 } from './conversation-list';
@@ -25,15 +28,35 @@ export class ConversationStore {
 	#loading = $state(false);
 	#complete = $state(false);
 	#error = $state<unknown>(null);
+	/** Who "Mine" is. */
+	#myAccountId = '';
 	/** The list's filters, bound by the page. */
+	assignment = $state<AssignmentView>('all');
 	status = $state<StatusFilter>('all');
 	unreadOnly = $state(false);
 	search = $state('');
 
 	readonly visible = $derived(
-		filterConversations(this.#items, { status: this.status, unreadOnly: this.unreadOnly, search: this.search }, this.#previews)
+		filterConversations(
+			this.#items,
+			{
+				assignment: this.assignment,
+				myAccountId: this.#myAccountId,
+				status: this.status,
+				unreadOnly: this.unreadOnly,
+				search: this.search
+			},
+			this.#previews
+		)
 	);
 	readonly counts: FilterCounts = $derived(countConversations(this.#items));
+	/** Open conversations in each assignment view, live. */
+	readonly assignmentCounts: AssignmentCounts = $derived(countAssignments(this.#items, this.#myAccountId));
+
+	/** `myAccountId` is who "Mine" is. */
+	constructor(myAccountId = '') {
+		this.#myAccountId = myAccountId;
+	}
 
 	/** Sorted by last activity; replaced, never mutated, so 10,000 rows stay cheap to track. */
 	get items(): readonly Conversation[] {

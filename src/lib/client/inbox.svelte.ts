@@ -7,14 +7,14 @@ import pMap from 'p-map';
 import { getContext, setContext } from 'svelte';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
 import { v1 } from '../wire/v1';
-import { getCompanyKey, getConversation } from './api';
+import { getCompanyKey, getConversation, getTeam } from './api';
 import { ConversationStore } from './conversations.svelte';
 import { LiveEvents } from './events.svelte';
 import { explainMessageProblem } from './explain';
 import { authorLabel, MessageAuthors, previewWithAuthor } from './message-authors';
 import { v1Call } from './proxy';
 import { ThreadStore } from './thread.svelte';
-import type { Conversation, StoredMessage } from './types';
+import type { Conversation, StoredMessage, TeamMember } from './types';
 
 const CONTEXT = Symbol('inbox');
 const PREFETCHED_PREVIEWS = 30;
@@ -22,7 +22,9 @@ const PREFETCHED_PREVIEWS = 30;
 const PREVIEW_REQUESTS_AT_ONCE = 3;
 
 export class InboxState {
-	readonly conversations = new ConversationStore();
+	readonly conversations: ConversationStore;
+	/** The team's names, for the assignment pickers and the admins' view by agent. */
+	team = $state.raw<TeamMember[]>([]);
 	readonly live: LiveEvents;
 	readonly authors = new MessageAuthors();
 	/** The thread on screen, which receives its conversation's events. */
@@ -36,6 +38,7 @@ export class InboxState {
 		private readonly agentKeyHandle: string,
 		private readonly accountId: string
 	) {
+		this.conversations = new ConversationStore(accountId);
 		this.live = new LiveEvents({
 			conversation: (conversation) => this.conversationChanged(conversation),
 			message: (conversationId, message) => void this.messageArrived(conversationId, message),
@@ -53,6 +56,9 @@ export class InboxState {
 	start(): void {
 		void this.conversations.load().then(() => this.prefetchPreviews());
 		this.live.start();
+		void getTeam()
+			.then(({ data }) => (this.team = data))
+			.catch(() => undefined);
 		void getCompanyKey()
 			.then((key) => (this.companyFingerprint = key.fingerprint))
 			.catch(() => undefined);

@@ -5,10 +5,19 @@
  */
 import type { Envelope } from '../crypto/message';
 import type { Wrap } from '../crypto/wrap';
-import type { AccountView, AgentWrapForMe, ConversationView, RewrapState, Role, SessionInfo, Trust } from '../inbox-api/records';
+import type {
+	AccountView,
+	AgentWrapForMe,
+	ConversationView,
+	RewrapState,
+	Role,
+	SessionInfo,
+	TeamMember,
+	Trust
+} from '../inbox-api/records';
 import type { ConversationStatus, HistoryItem } from '../wire/v1-records';
 
-export type { AgentWrapForMe, ConversationStatus, Envelope, RewrapState, Role, SessionInfo, Trust, Wrap };
+export type { AgentWrapForMe, ConversationStatus, Envelope, RewrapState, Role, SessionInfo, TeamMember, Trust, Wrap };
 
 export type Account = AccountView;
 

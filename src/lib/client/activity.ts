@@ -1,0 +1,24 @@
+/**
+ * A conversation's log as sentences for the thread: the team's activity (docs/inbox-api.md §4 `activity`)
+ * and the key events (`keyEvents`; docs/threat-model.md) — who re-invited the customer, each change of
+ * the customer's key with its new fingerprint (contract 2.2), who approved giving it the history.
+ */
+import type { ConversationActivity, ConversationKeyEvent } from '../inbox-api/records';
+
+export function keyEventSentence(event: ConversationKeyEvent): string {
+	const who = event.actorName ?? 'Someone outside the inbox';
+	if (event.kind === 'reinvited') return `${who} re-invited this customer.`;
+	if (event.kind === 'rewrap_approved') return `${who} approved giving the new device the conversation’s history.`;
+	const trust =
+		event.details.trust === 'verified' ? '' : event.details.trust === 'binding_invalid' ? ' — binding invalid' : ' — not verified';
+	return `The customer’s key changed (new fingerprint ${event.details.fingerprint ?? 'unknown'})${trust}.`;
+}
+
+export function activitySentence(line: ConversationActivity): string {
+	const who = line.actorName ?? 'Someone';
+	const assignee = line.details.assigneeName ?? 'someone';
+	if (line.kind === 'unassigned') return `${who} unassigned ${assignee}.`;
+	if (line.details.automatic) return `Assigned to ${assignee}, who replied first.`;
+	if (line.actorName !== null && line.actorName === line.details.assigneeName) return `${who} took this conversation.`;
+	return `${who} assigned this to ${assignee}.`;
+}
