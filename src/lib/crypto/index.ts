@@ -16,3 +16,4 @@ export * from './invite';
 export * from './signatures';
 export * from './roster';
 export * from './hmac';
+export * from './private-record';

@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ContractError } from '../errors';
+import { b64uDecode } from './encoding';
+import { decryptMessage } from './message';
+import {
+	decryptPrivateRecord,
+	encryptPrivateRecord,
+	newRecordId,
+	privateEnvelopeShapeProblem,
+	privateRecordAd,
+	type PrivateRecordKind
+} from './private-record';
+import { initCrypto } from './sodium';
+
+/** Our own vectors for our own format (docs/private-records.md), made with @noble/ciphers, not with this code. */
+const VECTORS = JSON.parse(readFileSync(join(process.cwd(), 'vectors', 'inbox-private-records.json'), 'utf8')) as {
+	cases: {
+		name: string;
+		kind: PrivateRecordKind;
+		conversationId: string;
+		recordId: string;
+		authorId: string;
+		keyVersion: number;
+		text: string;
+		ad: string;
+		key: string;
+		nonce: string;
+		ciphertext: string;
+	}[];
+	rejections: {
+		name: string;
+		key: string;
+		place: { kind: PrivateRecordKind; conversationId: string; authorId: string };
+		envelope: unknown;
+		code: string;
+	}[];
+	messageAcceptance: { key: string; conversationId: string; envelope: unknown; code: string };
+};
+
+const codeOf = (work: () => unknown) => {
+	try {
+		work();
+	} catch (error) {
+		if (error instanceof ContractError) return error.code;
+		throw error;
+	}
+	return 'accepted';
+};
+
+describe('private records in1 (docs/private-records.md)', () => {
+	beforeAll(initCrypto);
+
+	it.each(VECTORS.cases)('$name: the AD, the envelope and the text round trip', (vector) => {
+		const place = { kind: vector.kind, conversationId: vector.conversationId, authorId: vector.authorId };
+		expect(privateRecordAd({ ...place, recordId: vector.recordId, keyVersion: vector.keyVersion })).toBe(vector.ad);
+		const conversationKey = b64uDecode(vector.key, 'key');
+		const envelope = encryptPrivateRecord({
+			...place,
+			recordId: vector.recordId,
+			keyVersion: vector.keyVersion,
+			text: vector.text,
+			conversationKey,
+			nonce: b64uDecode(vector.nonce, 'nonce')
+		});
+		expect(envelope).toEqual({
+			v: 1,
+			scheme: 'in1',
+			keyVersion: vector.keyVersion,
+			recordId: vector.recordId,
+			nonce: vector.nonce,
+			ciphertext: vector.ciphertext
+		});
+		expect(decryptPrivateRecord(envelope, { ...place, conversationKey })).toBe(vector.text);
+		expect(privateEnvelopeShapeProblem(envelope)).toBeNull();
+	});
+
+	it.each(VECTORS.rejections)('$name is refused with $code', (rejection) => {
+		expect(
+			codeOf(() => decryptPrivateRecord(rejection.envelope, { ...rejection.place, conversationKey: b64uDecode(rejection.key, 'key') }))
+		).toBe(rejection.code);
+	});
+
+	it('cannot be passed off as a company message, nor a message as a record', () => {
+		const { key, conversationId, envelope, code } = VECTORS.messageAcceptance;
+		expect(codeOf(() => decryptMessage(envelope, { conversationKey: b64uDecode(key, 'key'), conversationId, senderType: 'company' }))).toBe(
+			code
+		);
+	});
+
+	it('draws fresh record ids and nonces, and the server sees only shapes', () => {
+		expect(newRecordId('note')).toMatch(/^note_[A-Za-z0-9_-]{22}$/);
+		expect(newRecordId('note')).not.toBe(newRecordId('note'));
+		const vector = VECTORS.cases[0];
+		const { nonce: _fixedNonce, ...withoutNonce } = vector;
+		const input = { ...withoutNonce, conversationKey: b64uDecode(vector.key, 'key') };
+		const [first, second] = [encryptPrivateRecord(input), encryptPrivateRecord(input)];
+		expect(first.nonce).not.toBe(second.nonce);
+		const envelope = { v: 1, scheme: 'in1', keyVersion: 1, recordId: vector.recordId, nonce: vector.nonce, ciphertext: vector.ciphertext };
+		for (const [bad, problem] of [
+			[null, /object/],
+			[{ ...envelope, extra: 1 }, /exactly/],
+			[{ ...envelope, scheme: 'sc1' }, /scheme in1/],
+			[{ ...envelope, keyVersion: 0 }, /keyVersion/],
+			[{ ...envelope, recordId: 'a b' }, /recordId/],
+			[{ ...envelope, nonce: 'AAAA' }, /nonce/],
+			[{ ...envelope, ciphertext: vector.ciphertext.slice(0, 40) }, /ciphertext length/]
+		] as const) {
+			expect(privateEnvelopeShapeProblem(bad)).toMatch(problem);
+		}
+		expect(codeOf(() => encryptPrivateRecord({ ...input, text: 'x'.repeat(65_537) }))).toBe('INVALID_INPUT');
+		expect(codeOf(() => encryptPrivateRecord({ ...input, kind: 'message' as PrivateRecordKind }))).toBe('INVALID_INPUT');
+	});
+});
