@@ -18,6 +18,8 @@ import { KEYSTORE_DATABASE, type KeyKind } from '../../keystore/schema';
 import { AttachmentDownloads } from './attachment-download';
 import { encryptFile } from './attachment-upload';
 import { decryptHistory, encryptReply } from './messages';
+import { decryptRecords, encryptRecord } from './private-records';
+import type { PrivateEnvelope, PrivateRecordKind } from '../private-record';
 import { failureOutcome } from './outcome';
 import { KeySession, type HeldKey } from './session';
 import { signRosterStatement, signRotationStatement } from './signing';
@@ -168,6 +170,14 @@ export function createWorkerApi() {
 		/** Encrypts a reply as the company (contract 4.2); retries must resend this same envelope. */
 		encryptReply: (conversationId: string, text: string, keyVersion: number) =>
 			run((): Envelope => encryptReply(session, conversationId, text, keyVersion)),
+
+		/** Encrypts a note or the customer's profile under the conversation's key (docs/private-records.md). */
+		encryptPrivateRecord: (input: { kind: PrivateRecordKind; conversationId: string; authorId: string; text: string }) =>
+			run((): PrivateEnvelope => encryptRecord(session, input)),
+
+		/** Decrypts a conversation's notes or profile versions; each gives its text or its own error code. */
+		decryptPrivateRecords: (conversationId: string, kind: PrivateRecordKind, records: Array<{ authorId: string; envelope: unknown }>) =>
+			run((): Array<Outcome<{ text: string }>> => decryptRecords(session, conversationId, kind, records)),
 
 		/** Encrypts a file for upload (contract 4.3 step 2); the ciphertext comes back transferred. */
 		encryptAttachment: (file: Blob, details: AttachmentDetails, onProgress?: ProgressCallback) =>

@@ -6,6 +6,7 @@
 import { proxy, transfer, wrap, type Remote } from 'comlink';
 import { ContractError } from '../../errors';
 import type { RosterText } from '../vectors/implementation';
+import type { PrivateEnvelope, PrivateRecordKind } from '../private-record';
 import type { CryptoWorkerApi } from './api';
 import { ProgressReporter } from './progress';
 import { pumpPieces } from './stream-pump';
@@ -152,6 +153,25 @@ export class CryptoWorkerClient {
 
 	encryptReply(conversationId: string, text: string, keyVersion: number): Promise<Envelope> {
 		return this.call(() => this.remote.encryptReply(conversationId, text, keyVersion));
+	}
+
+	/** A note or the customer's profile, encrypted under the conversation's open key (docs/private-records.md). */
+	encryptPrivateRecord(input: {
+		kind: PrivateRecordKind;
+		conversationId: string;
+		authorId: string;
+		text: string;
+	}): Promise<PrivateEnvelope> {
+		return this.call(() => this.remote.encryptPrivateRecord(input));
+	}
+
+	/** A conversation's notes or profile versions in one round trip; each gives its text or its own error code. */
+	decryptPrivateRecords(
+		conversationId: string,
+		kind: PrivateRecordKind,
+		records: Array<{ authorId: string; envelope: unknown }>
+	): Promise<Array<Outcome<{ text: string }>>> {
+		return this.call(() => this.remote.decryptPrivateRecords(conversationId, kind, records));
 	}
 
 	/** Encrypts a File or Blob for upload; `meta` goes into the attachment message, `ciphertext` to `uploadUrl`. */

@@ -1,0 +1,56 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateX25519KeyPair } from '../keys';
+import { decryptPrivateRecord } from '../private-record';
+import { initCrypto } from '../sodium';
+import { sealConversationKey } from '../wrap';
+import { codeOfCall } from '../test-support';
+import { decryptRecords, encryptRecord, MAX_RECORD_BATCH } from './private-records';
+import { KeySession } from './session';
+
+const conversationId = 'conv_recordsSpec1';
+const conversationKey = new Uint8Array(32).fill(7);
+let session: KeySession;
+
+beforeAll(async () => {
+	await initCrypto();
+	session = new KeySession();
+	const pair = generateX25519KeyPair();
+	const agent = session.hold({ info: { kind: 'agent', publicKey: '', fingerprint: '', createdAt: '', updatedAt: '' }, ...pair });
+	session.openConversationKey(
+		agent.handle,
+		conversationId,
+		sealConversationKey({ conversationKey, conversationId, keyVersion: 3, recipientPublicKey: pair.publicKey })
+	);
+});
+
+describe('private records in the worker (docs/private-records.md)', () => {
+	it('encrypts under the open key with a fresh record id; a batch gives each record its text or its own code', () => {
+		const note = encryptRecord(session, { kind: 'note', conversationId, authorId: 'acc_ada', text: 'VIP, be quick' });
+		expect(note).toMatchObject({ v: 1, scheme: 'in1', keyVersion: 3, recordId: expect.stringMatching(/^note_/) });
+		expect(decryptPrivateRecord(note, { kind: 'note', conversationId, authorId: 'acc_ada', conversationKey })).toBe('VIP, be quick');
+		expect(
+			decryptRecords(session, conversationId, 'note', [
+				{ authorId: 'acc_ada', envelope: note },
+				{ authorId: 'acc_ben', envelope: note },
+				{ authorId: 'acc_ada', envelope: { ...note, scheme: 'sc1' } },
+				null as never
+			])
+		).toEqual([
+			{ ok: true, text: 'VIP, be quick' },
+			{ ok: false, code: 'DECRYPT_FAILED', message: expect.any(String) },
+			{ ok: false, code: 'UNSUPPORTED_VERSION', message: expect.any(String) },
+			{ ok: false, code: 'UNSUPPORTED_VERSION', message: expect.any(String) }
+		]);
+		expect(decryptRecords(session, conversationId, 'profile', [{ authorId: 'acc_ada', envelope: note }])[0]).toMatchObject({
+			code: 'DECRYPT_FAILED'
+		});
+	});
+
+	it('needs the conversation’s key open, and bounds a batch', () => {
+		expect(codeOfCall(() => encryptRecord(session, { kind: 'note', conversationId: 'conv_closed', authorId: 'acc_ada', text: 'x' }))).toBe(
+			'CONVERSATION_KEY_NOT_OPEN'
+		);
+		expect(codeOfCall(() => decryptRecords(session, conversationId, 'note', Array(MAX_RECORD_BATCH + 1).fill({})))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => decryptRecords(session, conversationId, 'note', 'all' as never))).toBe('INVALID_INPUT');
+	});
+});
