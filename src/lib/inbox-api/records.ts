@@ -2,6 +2,7 @@
  * The inbox server's records as the browser receives them (docs/inbox-api.md §2–§4), declared once for
  * the server that builds them and the pages that read them. Types only: nothing here runs.
  */
+import type { PrivateEnvelope } from '../crypto/private-record';
 import type { Wrap } from '../crypto/wrap';
 import type { ConversationStatus } from '../wire/v1-records';
 
@@ -110,3 +111,16 @@ export interface ConversationView {
 export type MessageAuthor =
 	| { conversationId: string; clientMessageId: string; origin: 'agent'; accountId: string | null; displayName: string }
 	| { conversationId: string; clientMessageId: string; origin: 'inbox' | 'outside' };
+
+/**
+ * A private note (§4 "Notes"; docs/private-records.md): ciphertext only, readable by whoever can open
+ * the conversation key. `authorId` is part of the envelope's AD.
+ */
+export interface ConversationNote {
+	noteId: string;
+	conversationId: string;
+	authorId: string;
+	authorName: string;
+	envelope: PrivateEnvelope;
+	createdAt: string;
+}

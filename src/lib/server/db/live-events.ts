@@ -15,7 +15,8 @@ export const ACCOUNT_CHANGED_CHANNEL = 'inbox_account_changed';
 export const LIVE_ORDER_LOCK = 7_270_502;
 export const LIVE_RETENTION_MS = 24 * 3600_000;
 
-export type LiveEventType = 'conversation.started' | 'conversation.changed' | 'message.created' | 'message.read' | 'grant.progress';
+export type LiveEventType =
+	'conversation.started' | 'conversation.changed' | 'message.created' | 'message.read' | 'note.created' | 'grant.progress';
 
 export interface LiveEvent {
 	id: number;

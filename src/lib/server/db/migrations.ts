@@ -384,5 +384,23 @@ create table conversation_activity (
 );
 create index conversation_activity_by_conversation on conversation_activity (conversation_id, activity_id);
 `
+	},
+	{
+		version: 14,
+		name: 'private notes, as ciphertext',
+		sql: `
+-- Notes agents write for each other (docs/private-records.md): in1 envelopes encrypted in the agents'
+-- workers under the conversation key, which this database never holds. author_id is part of the
+-- note's AD, so it is kept as written, also once the account is deleted.
+create table conversation_notes (
+	note_id text primary key,
+	conversation_id text not null,
+	author_id text not null,
+	author_name text not null,
+	envelope jsonb not null,
+	created_at timestamptz not null
+);
+create index conversation_notes_by_conversation on conversation_notes (conversation_id, created_at, note_id);
+`
 	}
 ];

@@ -4,7 +4,16 @@ import { Customer } from '$test-support/customer';
 import { BACKENDS } from '$test-support/databases';
 import { InboxClient } from '$test-support/inbox-client';
 import { ADMIN, useStack } from '$test-support/integration';
-import { encryptMessage, initCrypto, newClientMessageId, openConversationKey } from '../../crypto/index';
+import { databaseContents } from '$test-support/database-contents';
+import {
+	decryptPrivateRecord,
+	encryptMessage,
+	encryptPrivateRecord,
+	initCrypto,
+	newClientMessageId,
+	newRecordId,
+	openConversationKey
+} from '../../crypto/index';
 import { loadCompanyKeys } from '../keys/files';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
@@ -100,5 +109,75 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 			details: { assigneeName: 'Alan Admin', automatic: true }
 		});
 		await grace.patch('/api/admin/settings', { assignOnFirstReply: false });
+	});
+
+	it('keeps private notes as ciphertext only: every agent with access reads them live, nobody else, and the database holds no plaintext', async () => {
+		await initCrypto();
+		const grace = await harness.login(ADMIN);
+		const alan = await InboxClient.loggedIn(harness.stack().inbox.url, SECOND_ADMIN.username, SECOND_ADMIN.password);
+		const ada = await harness.login();
+		const invited = await grace.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		const id = customer.conversationId;
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}`)).body.status, { timeout: 20_000 }).toBe('active');
+		const graceId = (await grace.get('/api/session')).body.account.accountId;
+		const keys = await loadCompanyKeys(join(harness.stack().dataDir, 'keys'));
+		const conversationKey = openConversationKey((await grace.get(`/api/v1/conversations/${id}`)).body.wrapForCompany, id, [keys.current]);
+		const secret = 'Customer is Lamp Vendor Ltd, VAT DE811907980, wants refund to IBAN DE89370400440532013000';
+		const envelope = encryptPrivateRecord({
+			kind: 'note',
+			conversationId: id,
+			authorId: graceId,
+			recordId: newRecordId('note'),
+			keyVersion: 1,
+			text: secret,
+			conversationKey
+		});
+
+		const events = await alan.events();
+		await events.waitFor((event) => event.event === 'ready');
+		const posted = await grace.post(`/api/conversations/${id}/notes`, { envelope });
+		expect(posted.status).toBe(201);
+		expect(posted.body).toMatchObject({
+			noteId: envelope.recordId,
+			conversationId: id,
+			authorId: graceId,
+			authorName: 'Grace Admin',
+			envelope
+		});
+		expect((await grace.post(`/api/conversations/${id}/notes`, { envelope })).status).toBe(200);
+		const live = await events.waitFor((event) => event.event === 'note.created' && event.data.note.noteId === envelope.recordId);
+		events.close();
+		const listed = (await alan.get(`/api/conversations/${id}/notes`)).body.data;
+		expect(listed).toEqual([posted.body]);
+		for (const note of [live.data.note, listed[0]]) {
+			expect(decryptPrivateRecord(note.envelope, { kind: 'note', conversationId: id, authorId: note.authorId, conversationKey })).toBe(
+				secret
+			);
+		}
+
+		// nobody without access: not an agent whose key holds no wrap of it
+		expect((await ada.get(`/api/conversations/${id}/notes`)).body.error.code).toBe('NO_CONVERSATION_ACCESS');
+		expect(
+			(await ada.post(`/api/conversations/${id}/notes`, { envelope: { ...envelope, recordId: newRecordId('note') } })).body.error.code
+		).toBe('NO_CONVERSATION_ACCESS');
+		// only in1 envelopes; a taken record id with other content is refused
+		for (const bad of [{}, { envelope: { ...envelope, scheme: 'sc1' } }, { envelope: { ...envelope, ciphertext: 'AAAA' } }]) {
+			expect((await grace.post(`/api/conversations/${id}/notes`, bad)).body.error.code).toBe('INVALID_REQUEST');
+		}
+		const other = encryptPrivateRecord({
+			kind: 'note',
+			conversationId: id,
+			authorId: graceId,
+			recordId: envelope.recordId,
+			keyVersion: 1,
+			text: 'other',
+			conversationKey
+		});
+		expect((await grace.post(`/api/conversations/${id}/notes`, { envelope: other })).body.error.code).toBe('ALREADY_EXISTS');
+
+		const stored = await databaseContents(harness.stack());
+		expect(stored).toContain(envelope.recordId); // the note is there, as ciphertext
+		for (const word of ['Lamp Vendor', 'DE811907980', 'DE89370400440532013000', 'refund to IBAN']) expect(stored).not.toContain(word);
 	});
 });
