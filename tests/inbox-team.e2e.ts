@@ -100,3 +100,35 @@ test('agents assign conversations to themselves and each other; views, counts an
 	await ada.page.locator('[data-view="unassigned"]').click();
 	await expect(row(ada.page)).toBeVisible();
 });
+
+test('private notes: written in the thread, read live by the other agent, never sent to the customer', async ({ browser, inbox }) => {
+	const { ada, ben, invitation, customer } = await teamWithCustomer(browser, inbox, 'Can I get a refund?');
+	await openConversation(ada.page, invitation.conversationId);
+	await openConversation(ben.page, invitation.conversationId);
+
+	await ada.page.getByTestId('mode-note').click();
+	await expect(ada.page.getByTestId('attach')).toBeDisabled();
+	const composer = ada.page.getByLabel('Message');
+	await composer.fill('Refund approved by finance, ticket FIN-2231.');
+	await composer.press('Enter');
+	const adasNote = ada.page.getByTestId('note').filter({ hasText: 'FIN-2231' });
+	await expect(adasNote.getByTestId('note-author')).toHaveText('You');
+	await expect(composer).toHaveValue('');
+
+	const bensNote = ben.page.getByTestId('note').filter({ hasText: 'Refund approved by finance, ticket FIN-2231.' });
+	await expect(bensNote.getByTestId('note-author')).toHaveText(ada.agent.displayName);
+	await expect(bensNote).toContainText('Private note');
+
+	// replies still go to the customer; the note never does
+	await ada.page.getByTestId('mode-reply').click();
+	await composer.fill('Your refund is on its way.');
+	await composer.press('Enter');
+	await expect(messages(ada.page).filter({ hasText: 'Your refund is on its way.' })).toHaveAttribute('data-state', 'sent');
+	const atCustomer = (await customer.messages()).map((message) => message.text);
+	expect(atCustomer).toContain('Your refund is on its way.');
+	expect(atCustomer.join(' ')).not.toContain('FIN-2231');
+
+	await ben.page.reload();
+	await unlock(ben.page);
+	await expect(ben.page.getByTestId('note').filter({ hasText: 'FIN-2231' }).getByTestId('note-author')).toHaveText(ada.agent.displayName);
+});

@@ -4,6 +4,8 @@
  * explicit rewrap confirmation.
  */
 import type { ConversationStatus } from '../wire/v1-records';
+import type { PrivateEnvelope } from '../crypto/private-record';
+import type { ConversationNote } from '../inbox-api/records';
 import { api } from './http';
 import type { Account, Conversation, Invitation, Page, SessionInfo, StoredMessage, TeamMember, Trust } from './types';
 import { queryString } from '../query-string';
@@ -25,6 +27,13 @@ export const listConversations = (input: { status?: ConversationStatus; trust?: 
 /** Assigns the conversation to an account, or to nobody (docs/inbox-api.md §4 "Assignment"). */
 export const setAssignee = (conversationId: string, accountId: string | null) =>
 	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/assignee`, { body: { accountId } });
+
+/** The conversation's private notes, as ciphertext (docs/inbox-api.md §4 "Notes"). */
+export const listNotes = (conversationId: string) =>
+	api<{ data: ConversationNote[] }>('GET', `/api/conversations/${encodeURIComponent(conversationId)}/notes`);
+
+export const addNote = (conversationId: string, envelope: PrivateEnvelope) =>
+	api<ConversationNote>('POST', `/api/conversations/${encodeURIComponent(conversationId)}/notes`, { body: { envelope } });
 
 export const getTeam = () => api<{ data: TeamMember[] }>('GET', '/api/team');
 

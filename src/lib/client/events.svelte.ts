@@ -4,12 +4,15 @@
  * with `?lastEventId=`), and a `resync` when the server cannot replay what was missed.
  */
 import { getSession } from './api';
+import type { ConversationNote } from '../inbox-api/records';
 import type { Conversation, StoredMessage } from './types';
 
 export interface LiveHandlers {
 	conversation(conversation: Conversation, kind: 'started' | 'changed'): void;
 	message(conversationId: string, message: StoredMessage): void;
 	read(conversationId: string, upToMessageId: string): void;
+	/** An agent added a private note (ciphertext). */
+	note(conversationId: string, note: ConversationNote): void;
 	/** The server cannot replay the missed events: reload everything. */
 	resync(): void;
 	/** The stream is live again after a reconnection (missed events were replayed). */
@@ -61,6 +64,10 @@ export class LiveEvents {
 		on('message.read', (data) => {
 			const event = data as { conversationId: string; upToMessageId: string };
 			this.handlers.read(event.conversationId, event.upToMessageId);
+		});
+		on('note.created', (data) => {
+			const event = data as { conversationId: string; note: ConversationNote };
+			this.handlers.note(event.conversationId, event.note);
 		});
 		on('resync', () => this.handlers.resync());
 		source.addEventListener('error', () => {

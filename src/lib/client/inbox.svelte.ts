@@ -42,12 +42,16 @@ export class InboxState {
 		this.live = new LiveEvents({
 			conversation: (conversation) => this.conversationChanged(conversation),
 			message: (conversationId, message) => void this.messageArrived(conversationId, message),
+			note: (conversationId, note) => {
+				if (this.thread?.conversationId === conversationId) void this.thread.receiveNote(note).catch(() => undefined);
+			},
 			read: (conversationId, upTo) => {
 				if (this.thread?.conversationId === conversationId) this.thread.customerRead(upTo);
 			},
 			resync: () => {
 				void this.conversations.load();
 				void this.thread?.catchUp().catch(() => undefined);
+				void this.thread?.loadNotes();
 			},
 			ready: () => void this.thread?.catchUp().catch(() => undefined)
 		});

@@ -66,7 +66,9 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 			openConversationKey: worker.openConversationKey,
 			decryptHistory: worker.decryptHistory,
 			encryptReply: worker.encryptReply,
-			encryptAttachment: (file, details, options) => worker.encryptAttachment(file, details, options?.onProgress)
+			encryptAttachment: (file, details, options) => worker.encryptAttachment(file, details, options?.onProgress),
+			encryptPrivateRecord: worker.encryptPrivateRecord,
+			decryptPrivateRecords: worker.decryptPrivateRecords
 		};
 		const key = await worker.createAgentKey('a passphrase of this page');
 		agentKeyHandle = key.handle;

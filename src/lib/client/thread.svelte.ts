@@ -15,13 +15,19 @@ import { v1Call } from './proxy';
 import { itemsToDecrypt, mergeMessages, shownMessageIds, toThreadMessage, type ThreadMessage } from './thread-messages';
 import { ThreadSender } from './thread-sender';
 import { Throttle } from './throttle';
+import { addNote, listNotes } from './api';
+import { mergeNotes, toThreadNote, type ThreadNote } from './thread-notes';
+import type { ConversationNote } from '../inbox-api/records';
 import type { Conversation, StoredMessage } from './types';
 
 const PAGE_SIZE = 50;
 const TYPING_INTERVAL_MS = 4000;
 
 /** The worker calls a thread makes (the page's CryptoWorkerClient). */
-export type ThreadCrypto = Pick<CryptoWorkerClient, 'openConversationKey' | 'decryptHistory' | 'encryptReply' | 'encryptAttachment'>;
+export type ThreadCrypto = Pick<
+	CryptoWorkerClient,
+	'openConversationKey' | 'decryptHistory' | 'encryptReply' | 'encryptAttachment' | 'encryptPrivateRecord' | 'decryptPrivateRecords'
+>;
 
 export interface ThreadContext {
 	crypto: ThreadCrypto;
@@ -43,6 +49,7 @@ export class ThreadStore {
 	#hasOlder = $state(false);
 	#loadError = $state<string | null>(null);
 	#customerReadUpTo = $state<string | null>(null);
+	#notes = $state.raw<ThreadNote[]>([]);
 	/** The authors of the company's messages loaded here, by clientMessageId. */
 	#authors = $state.raw<ReadonlyMap<string, MessageAuthor>>(NO_AUTHORS);
 	/** Why the composer is closed (the key is not open here), or null when the agent can write. */
@@ -99,6 +106,16 @@ export class ThreadStore {
 		return this.#loadError;
 	}
 
+	/** The private notes of the conversation, decrypted here, by time. */
+	get notes(): readonly ThreadNote[] {
+		return this.#notes;
+	}
+
+	/** Why a note cannot be written here (the key is not open in this browser), or null. */
+	get noteBlockedReason(): string | null {
+		return this.#keyState === 'open' ? null : 'Notes are encrypted with the conversation key, which is not open in this browser.';
+	}
+
 	/** Who sent a company message, for its bubble: "You" for this agent's sends, stored or not yet. */
 	authorOf(message: ThreadMessage): string | null {
 		if (message.senderType !== 'company') return null;
@@ -145,7 +162,7 @@ export class ThreadStore {
 			return;
 		}
 		this.#keyState = 'open';
-		await this.loadNewest();
+		await Promise.all([this.loadNewest(), this.loadNotes()]);
 		await this.sender.restorePending();
 	}
 
@@ -251,6 +268,49 @@ export class ThreadStore {
 		const newest = this.newestStored();
 		if (newest?.seq && message.seq > newest.seq + 1) return this.catchUp();
 		await this.add(await this.decrypt([message]));
+	}
+
+	/** The conversation's notes, decrypted in one worker call. */
+	async loadNotes(): Promise<void> {
+		try {
+			const { data } = await listNotes(this.conversationId);
+			await this.addNotes(data);
+		} catch (error) {
+			this.#loadError = explainError(error);
+		}
+	}
+
+	/** A note from `/api/events` (another agent's, or this one's from another tab). */
+	async receiveNote(note: ConversationNote): Promise<void> {
+		if (this.#keyState !== 'open' || this.#notes.some((shown) => shown.noteId === note.noteId && !shown.problem)) return;
+		await this.addNotes([note]);
+	}
+
+	/** Encrypts a private note in the worker and stores it; it never goes to the service. */
+	async addNote(text: string): Promise<void> {
+		this.requireOpenKey();
+		const envelope = await this.context.crypto.encryptPrivateRecord({
+			kind: 'note',
+			conversationId: this.conversationId,
+			authorId: this.context.accountId,
+			text
+		});
+		const stored = await addNote(this.conversationId, envelope);
+		if (!this.disposed) this.#notes = mergeNotes(this.#notes, [toThreadNote(stored, { ok: true, text }, explainMessageProblem)]);
+	}
+
+	private async addNotes(notes: readonly ConversationNote[]): Promise<void> {
+		if (notes.length === 0) return;
+		const outcomes = await this.context.crypto.decryptPrivateRecords(
+			this.conversationId,
+			'note',
+			notes.map((note) => ({ authorId: note.authorId, envelope: note.envelope }))
+		);
+		if (this.disposed) return;
+		this.#notes = mergeNotes(
+			this.#notes,
+			notes.map((note, index) => toThreadNote(note, outcomes[index], explainMessageProblem))
+		);
 	}
 
 	customerRead(upToMessageId: string): void {
@@ -360,5 +420,6 @@ export class ThreadStore {
 		this.disposed = true;
 		this.sender.forgetFiles();
 		this.#messages = [];
+		this.#notes = [];
 	}
 }
