@@ -58,3 +58,23 @@ test('disable signs an agent out until enabled; a reset key is replaced by a new
 	await expect(messages(secondBrowser)).toContainText(['Before the key was lost']);
 	await secondBrowser.context().close();
 });
+
+test('pending invitation links are listed with their expiry and can be revoked', async ({ page, inbox }) => {
+	await signingAdmin(page, inbox);
+	await adminTab(page, 'Agents');
+	await page.getByLabel('Display name').fill('Vera Visitor');
+	await page.getByRole('button', { name: 'Create invitation link' }).click();
+	const link = await page.getByTestId('agent-invitation-url').inputValue();
+	const row = page.getByTestId('pending-invitation').filter({ hasText: 'Vera Visitor' });
+	await expect(row).toContainText('agent');
+	await row.getByTestId('revoke-invitation').click();
+	await expect(row).toHaveCount(0);
+
+	const visitor = await (await page.context().browser()!.newContext({ baseURL: inbox.url })).newPage();
+	const token = new URL(link).hash.slice('#t='.length);
+	const answer = await visitor.request.post('/api/join', {
+		data: { token, username: 'vera', password: 'vera would choose this' },
+		headers: { origin: inbox.url }
+	});
+	expect(answer.status()).toBe(410);
+});

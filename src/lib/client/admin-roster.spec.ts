@@ -19,7 +19,8 @@ function accepted(version: number, agents: RosterEntry[]): RosterView {
 		agents,
 		signature: 'sig',
 		uploadedAt: '2026-01-01T00:00:01Z',
-		uploadedBy: null
+		uploadedBy: null,
+		uploadedByName: null
 	};
 }
 

@@ -7,7 +7,14 @@
  */
 import { api } from './http';
 import type { SessionInfo } from './types';
-import type { AdminAgentList, AgentInvitation, AgentInvitationRequest, JoinRequest, SigningPublicKey } from '../inbox-api/agents';
+import type {
+	AdminAgentList,
+	AgentInvitation,
+	AgentInvitationRequest,
+	JoinRequest,
+	PendingAgentInvitation,
+	SigningPublicKey
+} from '../inbox-api/agents';
 import type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmation, WebhookSecretRotation } from '../inbox-api/keys';
 import type { Delivery, DeliveryPage, ReceivedEventPage, TrustOverview } from '../inbox-api/operations';
 import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from '../inbox-api/roster';
@@ -41,6 +48,10 @@ const ADMIN = '/api/admin';
 const segment = encodeURIComponent;
 
 export const listAgents = () => api<AdminAgentList>('GET', `${ADMIN}/agents`);
+
+export const listAgentInvitations = () => api<{ data: PendingAgentInvitation[] }>('GET', `${ADMIN}/agent-invitations`);
+
+export const revokeAgentInvitation = (invitationId: string) => api<void>('DELETE', `${ADMIN}/agent-invitations/${segment(invitationId)}`);
 
 export const inviteAgent = (input: AgentInvitationRequest) => api<AgentInvitation>('POST', `${ADMIN}/agent-invitations`, { body: input });
 

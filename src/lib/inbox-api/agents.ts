@@ -26,6 +26,16 @@ export interface AdminAgentList {
 	data: AdminAgent[];
 }
 
+/** A link not used yet, as `GET /api/admin/agent-invitations` lists it (never its token). */
+export interface PendingAgentInvitation {
+	invitationId: string;
+	displayName: string;
+	role: Role;
+	createdAt: string;
+	expiresAt: string;
+	createdByName: string | null;
+}
+
 /** The body of `POST /api/admin/agent-invitations`. */
 export interface AgentInvitationRequest {
 	displayName: string;

@@ -22,6 +22,8 @@ export interface RosterView {
 	uploadedAt: string;
 	/** The admin's accountId; null for a roster uploaded to the service by another tool. */
 	uploadedBy: string | null;
+	/** That admin's display name, for the page (null as above, or once the account is deleted). */
+	uploadedByName: string | null;
 }
 
 /** What the next roster would hold: the page signs it (contract 6.7) after showing the difference. */

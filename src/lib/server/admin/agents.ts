@@ -15,16 +15,29 @@ import {
 	setAccountDisabled,
 	type Account
 } from '../db/accounts';
-import { createAgentInvitation, lockInvitationByToken, markInvitationUsed } from '../db/agent-invitations';
+import {
+	createAgentInvitation,
+	listPendingAgentInvitations,
+	lockInvitationByToken,
+	markInvitationUsed,
+	revokeAgentInvitation
+} from '../db/agent-invitations';
 import { isoSeconds } from '../../crypto/rules';
 import { latestStoredRoster } from '../db/rosters';
+import { errorText } from '../log';
+import { latestAcceptedRoster } from './roster';
 import { deleteSessionsOf } from '../auth/sessions';
 import type { Inbox } from '../inbox';
-import type { AdminAgent, AgentInvitation, AgentInvitationRequest } from '../../inbox-api/agents';
+import type { AdminAgent, AgentInvitation, AgentInvitationRequest, PendingAgentInvitation } from '../../inbox-api/agents';
 import { recordAudit } from '../audit/record';
 
 export async function listAgents(inbox: Inbox): Promise<AdminAgent[]> {
-	const [accounts, activity, roster] = await Promise.all([listAccounts(inbox.db), lastActivity(inbox.db), latestStoredRoster(inbox.db)]);
+	// the service's latest roster (one signed elsewhere is verified and kept), else the one stored here
+	const latestRoster = latestAcceptedRoster(inbox).catch(async (error) => {
+		inbox.log.warn('the service roster could not be read; showing the stored one', { reason: errorText(error) });
+		return latestStoredRoster(inbox.db);
+	});
+	const [accounts, activity, roster] = await Promise.all([listAccounts(inbox.db), lastActivity(inbox.db), latestRoster]);
 	const inRoster = new Set((roster?.agents ?? []).map((agent) => `${agent.agentKeyId}:${agent.publicKey}`));
 	return accounts.map((account) => ({
 		accountId: account.accountId,
@@ -157,4 +170,29 @@ export async function joinWithInvitation(inbox: Inbox, body: Record<string, unkn
 		role: account.role
 	});
 	return account;
+}
+
+export async function pendingAgentInvitations(inbox: Inbox): Promise<PendingAgentInvitation[]> {
+	return (await listPendingAgentInvitations(inbox.db, new Date(inbox.now()))).map((invitation) => ({
+		invitationId: invitation.invitationId,
+		displayName: invitation.displayName,
+		role: invitation.role,
+		createdAt: isoSeconds(invitation.createdAt),
+		expiresAt: isoSeconds(invitation.expiresAt),
+		createdByName: invitation.createdByName
+	}));
+}
+
+/** Revokes a pending link: it stops working at once. `404 NOT_FOUND` when it is used, expired or unknown. */
+export async function revokeInvitation(inbox: Inbox, admin: Account, invitationId: string): Promise<void> {
+	const now = new Date(inbox.now());
+	await inbox.db.transaction(async (tx) => {
+		const revoked = await revokeAgentInvitation(tx, invitationId, now);
+		if (!revoked) throw new ContractError('NOT_FOUND', `no pending invitation ${invitationId}`);
+		await recordAudit(
+			tx,
+			{ actor: admin, action: 'agent.invitation_revoked', target: invitationId, details: { displayName: revoked.displayName } },
+			now
+		);
+	});
 }

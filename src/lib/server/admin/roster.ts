@@ -65,7 +65,8 @@ export function rosterView(roster: StoredRoster, accounts: readonly Account[]): 
 		}),
 		signature: roster.signature,
 		uploadedAt: isoSeconds(roster.uploadedAt),
-		uploadedBy: roster.uploadedBy
+		uploadedBy: roster.uploadedBy,
+		uploadedByName: accounts.find((account) => account.accountId === roster.uploadedBy)?.displayName ?? null
 	};
 }
 

@@ -3,7 +3,16 @@
  * `POST /api/join` for the invited person.
  */
 import { b64uEncode, fingerprintB64u, fingerprintDisplay } from '../../crypto/index';
-import { inviteAgent, joinWithInvitation, listAgents, removeAgent, resetAgentKey, setDisabled } from '../admin/agents';
+import {
+	inviteAgent,
+	joinWithInvitation,
+	listAgents,
+	pendingAgentInvitations,
+	removeAgent,
+	resetAgentKey,
+	revokeInvitation,
+	setDisabled
+} from '../admin/agents';
 import { json, readJsonObject } from '../http/responses';
 import { idParam, requireSession, route } from './event';
 import { startSession } from './session';
@@ -13,6 +22,17 @@ import type { AdminAgentList, SigningPublicKey } from '../../inbox-api/agents';
 export const getAgents = route(async (event, inbox) => {
 	requireSession(event, 'admin');
 	return json({ data: await listAgents(inbox) } satisfies AdminAgentList);
+});
+
+export const getAgentInvitations = route(async (event, inbox) => {
+	requireSession(event, 'admin');
+	return json({ data: await pendingAgentInvitations(inbox) });
+});
+
+export const deleteAgentInvitation = route(async (event, inbox) => {
+	const { account } = requireSession(event, 'admin');
+	await revokeInvitation(inbox, account, idParam(event, 'invitationId'));
+	return new Response(null, { status: 204 });
 });
 
 export const postAgentInvitation = route(async (event, inbox) => {

@@ -62,3 +62,25 @@ export async function lockInvitationByToken(tx: Queryable, token: string): Promi
 export async function markInvitationUsed(tx: Queryable, invitationId: string, accountId: string, now: Date): Promise<void> {
 	await tx.query('update agent_invitations set used_at = $2, account_id = $3 where invitation_id = $1', [invitationId, now, accountId]);
 }
+
+/** Links not used, not expired, not revoked, newest first, with who made them. */
+export async function listPendingAgentInvitations(
+	db: Queryable,
+	now: Date
+): Promise<(AgentInvitation & { createdByName: string | null })[]> {
+	const rows = await db.query<InvitationRow & { created_by_name: string | null }>(
+		`select i.*, a.display_name as created_by_name from agent_invitations i left join accounts a on a.account_id = i.created_by
+		 where i.used_at is null and i.expires_at > $1 order by i.created_at desc`,
+		[now]
+	);
+	return rows.map((row) => ({ ...toInvitation(row), createdByName: row.created_by_name }));
+}
+
+/** Ends a pending link now (it expires); false when it is not pending. */
+export async function revokeAgentInvitation(db: Queryable, invitationId: string, now: Date): Promise<AgentInvitation | undefined> {
+	const [row] = await db.query<InvitationRow>(
+		'update agent_invitations set expires_at = $2 where invitation_id = $1 and used_at is null and expires_at > $2 returning *',
+		[invitationId, now]
+	);
+	return row && toInvitation(row);
+}

@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { publishRoster } from '../../../cli/demo/roster';
 import { newAgent, signedRoster, signingKeyOf } from '$test-support/admin-api';
 import { Customer, simControl } from '$test-support/customer';
 import { BACKENDS } from '$test-support/databases';
@@ -73,6 +75,17 @@ describe.each(BACKENDS)(
 			expect((await admin.post(`/api/admin/agents/${agent.accountId}/disable`, {})).status).toBe(404);
 		});
 
+		it('shows the roster membership of a roster another tool signed and uploaded at once, without the roster page', async () => {
+			const admin = await harness.login(ADMIN);
+			const agent = await newAgent(admin, 'elsewhere');
+			const { stack } = harness;
+			await publishRoster(stack().company, join(stack().dataDir, 'keys', 'signing.key'), [agent.rosterEntry]);
+			const listed = ((await admin.get('/api/admin/agents')).body.data as { accountId: string; inRoster: boolean }[]).find(
+				(entry) => entry.accountId === agent.accountId
+			);
+			expect(listed?.inRoster).toBe(true);
+		});
+
 		it('invites with a one-time link: the person picks a username and password, gets a session, and the link is spent', async () => {
 			const admin = await harness.login(ADMIN);
 			const invited = await admin.post('/api/admin/agent-invitations', { displayName: 'Nia New', role: 'admin', validForHours: 24 });
@@ -102,6 +115,37 @@ describe.each(BACKENDS)(
 			});
 			expect([unknown.status, unknown.body.error.code]).toEqual([404, 'NOT_FOUND']);
 			expect((await InboxClient.loggedIn(admin.url, 'nia', 'nia chose this password')).cookie).toBeDefined();
+		});
+
+		it('lists pending invitation links with their expiry; a revoked link stops working at once', async () => {
+			const admin = await harness.login(ADMIN);
+			const invited = await admin.post('/api/admin/agent-invitations', { displayName: 'Rex Revoked', role: 'agent', validForHours: 2 });
+			const pending = async () =>
+				((await admin.get('/api/admin/agent-invitations')).body.data as { invitationId: string }[]).find(
+					(item) => item.invitationId === invited.body.invitationId
+				);
+			expect(await pending()).toEqual({
+				invitationId: invited.body.invitationId,
+				displayName: 'Rex Revoked',
+				role: 'agent',
+				createdAt: expect.stringMatching(/Z$/),
+				expiresAt: invited.body.expiresAt,
+				createdByName: 'Grace Admin'
+			});
+			const agent = await harness.login();
+			expect((await agent.get('/api/admin/agent-invitations')).body.error.code).toBe('FORBIDDEN');
+			expect((await agent.request('DELETE', `/api/admin/agent-invitations/${invited.body.invitationId}`)).body.error.code).toBe(
+				'FORBIDDEN'
+			);
+
+			expect((await admin.request('DELETE', `/api/admin/agent-invitations/${invited.body.invitationId}`)).status).toBe(204);
+			expect(await pending()).toBeUndefined();
+			const token = invited.body.url.split('#t=')[1];
+			const late = await new InboxClient(admin.url).post('/api/join', { token, username: 'rex', password: 'rex would choose this' });
+			expect([late.status, late.body.error.code]).toEqual([410, 'INVITATION_EXPIRED']);
+			expect((await admin.request('DELETE', `/api/admin/agent-invitations/${invited.body.invitationId}`)).status).toBe(404);
+			const audit = await admin.get('/api/admin/audit?action=agent.invitation_revoked');
+			expect(audit.body.data[0]).toMatchObject({ actorName: 'Grace Admin', target: invited.body.invitationId });
 		});
 
 		it('lists failed deliveries and retries them; lists received events with their state; counts trust states', async () => {

@@ -119,6 +119,7 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 		expect(overview.latest).toMatchObject({
 			rosterVersion: before,
 			uploadedBy: null,
+			uploadedByName: null,
 			agents: [{ agentKeyId: agent.agentKeyId, accountId: agent.accountId }]
 		});
 		expect(overview.history[0].rosterVersion).toBe(before);
