@@ -28,6 +28,7 @@ function conversation(id: string, lastActivityAt: string, extra: Partial<Convers
 		mayApproveRewrap: true,
 		assignee: null,
 		activity: [],
+		profile: null,
 		...extra
 	};
 }

@@ -101,6 +101,20 @@ export interface ConversationView {
 	assignee: { accountId: string; displayName: string } | null;
 	/** The latest team activity, oldest first. */
 	activity: ConversationActivity[];
+	/** The customer's profile (name, contact notes) as ciphertext, or null before anyone wrote one. */
+	profile: CustomerProfile | null;
+}
+
+/**
+ * The customer's profile (§4 "Customer profile"; docs/private-records.md, kind `profile`): the JSON text
+ * `{ "name", "notes" }` encrypted under the conversation key. `version` counts the saves.
+ */
+export interface CustomerProfile {
+	authorId: string;
+	authorName: string;
+	envelope: PrivateEnvelope;
+	version: number;
+	updatedAt: string;
 }
 
 /**

@@ -6,7 +6,14 @@
 import type { ConversationStatus, Wrap } from '../../wire/v1';
 import type { Account } from './accounts';
 import type { Queryable } from './database';
-import type { ConversationActivity, ConversationKeyEvent, ConversationView, RewrapState, Trust } from '../../inbox-api/records';
+import type {
+	ConversationActivity,
+	ConversationKeyEvent,
+	ConversationView,
+	CustomerProfile,
+	RewrapState,
+	Trust
+} from '../../inbox-api/records';
 import { KEY_EVENTS_SELECT } from './conversation-events';
 import { ACTIVITY_SELECT } from './conversation-activity';
 import { isoSeconds } from '../../crypto/rules';
@@ -199,6 +206,7 @@ interface ViewRow {
 	assignee_id: string | null;
 	assignee_name: string | null;
 	activity: ConversationActivity[];
+	profile: CustomerProfile | null;
 }
 
 const VIEW_SELECT = `
@@ -212,7 +220,10 @@ const VIEW_SELECT = `
 	       ${KEY_EVENTS_SELECT} as key_events,
 	       c.rewrap_requested_by is distinct from $1 as may_approve_rewrap,
 	       c.assignee_id, assignee.display_name as assignee_name,
-	       ${ACTIVITY_SELECT} as activity
+	       ${ACTIVITY_SELECT} as activity,
+	       (select jsonb_build_object('authorId', p.author_id, 'authorName', p.author_name, 'envelope', p.envelope, 'version', p.version,
+	                 'updatedAt', to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+	          from customer_profiles p where p.conversation_id = c.conversation_id) as profile
 	from conversations c
 	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1
 	left join accounts assignee on assignee.account_id = c.assignee_id`;
@@ -234,7 +245,8 @@ function toView(row: ViewRow): ConversationView {
 		keyEvents: row.key_events,
 		mayApproveRewrap: row.may_approve_rewrap,
 		assignee: row.assignee_id && row.assignee_name ? { accountId: row.assignee_id, displayName: row.assignee_name } : null,
-		activity: row.activity
+		activity: row.activity,
+		profile: row.profile
 	};
 }
 

@@ -402,5 +402,21 @@ create table conversation_notes (
 );
 create index conversation_notes_by_conversation on conversation_notes (conversation_id, created_at, note_id);
 `
+	},
+	{
+		version: 15,
+		name: 'customer profiles, as ciphertext',
+		sql: `
+-- The customer's name and contact notes (docs/private-records.md, kind profile): one in1 envelope per
+-- conversation, replaced as a whole; version counts the saves so two agents do not overwrite each other.
+create table customer_profiles (
+	conversation_id text primary key,
+	author_id text not null,
+	author_name text not null,
+	envelope jsonb not null,
+	version integer not null,
+	updated_at timestamptz not null
+);
+`
 	}
 ];

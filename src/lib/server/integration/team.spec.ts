@@ -180,4 +180,54 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md §4 �
 		expect(stored).toContain(envelope.recordId); // the note is there, as ciphertext
 		for (const word of ['Lamp Vendor', 'DE811907980', 'DE89370400440532013000', 'refund to IBAN']) expect(stored).not.toContain(word);
 	});
+
+	it("keeps the customer's profile as ciphertext, saved whole, without two agents overwriting each other", async () => {
+		await initCrypto();
+		const grace = await harness.login(ADMIN);
+		const alan = await InboxClient.loggedIn(harness.stack().inbox.url, SECOND_ADMIN.username, SECOND_ADMIN.password);
+		const invited = await grace.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		const id = customer.conversationId;
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}`)).body.status, { timeout: 20_000 }).toBe('active');
+		expect((await grace.get(`/api/conversations/${id}`)).body.profile).toBeNull();
+		const keys = await loadCompanyKeys(join(harness.stack().dataDir, 'keys'));
+		const conversationKey = openConversationKey((await grace.get(`/api/v1/conversations/${id}`)).body.wrapForCompany, id, [keys.current]);
+		const accountOf = async (client: InboxClient) => (await client.get('/api/session')).body.account.accountId;
+		const profile = async (client: InboxClient, text: string) =>
+			encryptPrivateRecord({
+				kind: 'profile',
+				conversationId: id,
+				authorId: await accountOf(client),
+				recordId: newRecordId('profile'),
+				keyVersion: 1,
+				text,
+				conversationKey
+			});
+		const first = JSON.stringify({ name: 'Zoë Quartermaine', notes: 'Prefers email' });
+		const saved = await grace.put(`/api/conversations/${id}/profile`, { envelope: await profile(grace, first), version: 0 });
+		expect(saved.status).toBe(200);
+		expect(saved.body.profile).toMatchObject({ authorName: 'Grace Admin', version: 1 });
+		const seenByAlan = (await alan.get(`/api/conversations/${id}`)).body.profile;
+		expect(
+			decryptPrivateRecord(seenByAlan.envelope, { kind: 'profile', conversationId: id, authorId: seenByAlan.authorId, conversationKey })
+		).toBe(first);
+
+		// Alan edited version 1 too: whoever saves second is told to reload
+		const second = JSON.stringify({ name: 'Zoë Quartermaine', notes: 'Prefers email; VIP since 2019' });
+		expect(
+			(await alan.put(`/api/conversations/${id}/profile`, { envelope: await profile(alan, second), version: 1 })).body.profile.version
+		).toBe(2);
+		const stale = await grace.put(`/api/conversations/${id}/profile`, { envelope: await profile(grace, first), version: 1 });
+		expect([stale.status, stale.body.error.code]).toEqual([409, 'STATE_CONFLICT']);
+		for (const bad of [{ envelope: await profile(grace, first) }, { envelope: await profile(grace, first), version: -1 }, { version: 2 }]) {
+			expect((await grace.put(`/api/conversations/${id}/profile`, bad)).body.error.code).toBe('INVALID_REQUEST');
+		}
+		const ada = await harness.login();
+		expect((await ada.put(`/api/conversations/${id}/profile`, { envelope: await profile(ada, first), version: 2 })).body.error.code).toBe(
+			'NO_CONVERSATION_ACCESS'
+		);
+
+		const stored = await databaseContents(harness.stack());
+		for (const word of ['Quartermaine', 'Prefers email', 'VIP since']) expect(stored).not.toContain(word);
+	});
 });

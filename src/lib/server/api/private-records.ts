@@ -1,0 +1,68 @@
+/**
+ * Private notes and the customer's profile (docs/inbox-api.md §4 "Notes", "Customer profile"): any
+ * account with access to the conversation reads and writes them. The server checks the envelope's
+ * shape only; it cannot read them.
+ */
+import { ContractError } from '../../errors';
+import { privateEnvelopeShapeProblem, type PrivateEnvelope } from '../../crypto/private-record';
+import { requireConversationAccess } from '../conversations/access';
+import { appendLiveEvent } from '../db/live-events';
+import { listNotes, storeNote } from '../db/notes';
+import { json, readJsonObject } from '../http/responses';
+import { idParam, requireSession, route, type ApiEvent } from './event';
+import type { Account } from '../db/accounts';
+import { getConversationView } from '../db/conversations';
+import { saveProfile } from '../db/profiles';
+import type { Inbox } from '../inbox';
+
+/** A conversation shows at most this many of its newest notes. */
+const NOTES_SHOWN = 1000;
+
+export const getNotes = route(async (event, inbox) => {
+	const { account } = requireSession(event);
+	const conversationId = idParam(event, 'conversationId');
+	await requireConversationAccess(inbox, account, conversationId);
+	return json({ data: await listNotes(inbox.db, conversationId, NOTES_SHOWN) });
+});
+
+/** The request's `in1` envelope, and the rest of its body, once the caller may write to the conversation. */
+async function readPrivateWrite(
+	event: ApiEvent,
+	inbox: Inbox
+): Promise<{ account: Account; conversationId: string; envelope: PrivateEnvelope; body: Record<string, unknown> }> {
+	const { account } = requireSession(event);
+	const conversationId = idParam(event, 'conversationId');
+	const body = await readJsonObject(event.request, 96 * 1024);
+	const problem = privateEnvelopeShapeProblem(body.envelope);
+	if (problem) throw new ContractError('INVALID_REQUEST', `envelope: ${problem}`);
+	await requireConversationAccess(inbox, account, conversationId);
+	return { account, conversationId, envelope: body.envelope as PrivateEnvelope, body };
+}
+
+export const postNote = route(async (event, inbox) => {
+	const { account, conversationId, envelope } = await readPrivateWrite(event, inbox);
+	const now = new Date(inbox.now());
+	const stored = await inbox.db.transaction(async (tx) => {
+		const result = await storeNote(tx, { conversationId, author: account, envelope }, now);
+		if (result?.created) await appendLiveEvent(tx, 'note.created', conversationId, { conversationId, note: result.note }, now);
+		return result;
+	});
+	if (!stored) throw new ContractError('ALREADY_EXISTS', 'another note has this recordId: encrypt the note again for a new one');
+	return json(stored.note, stored.created ? 201 : 200);
+});
+
+export const putProfile = route(async (event, inbox) => {
+	const { account, conversationId, envelope, body } = await readPrivateWrite(event, inbox);
+	const { version } = body;
+	if (typeof version !== 'number' || !Number.isInteger(version) || version < 0) {
+		throw new ContractError('INVALID_REQUEST', 'version must be the version of the profile you edited (0 when there was none)');
+	}
+	const now = new Date(inbox.now());
+	const saved = await inbox.db.transaction(async (tx) => {
+		const newVersion = await saveProfile(tx, { conversationId, author: account, envelope, expectedVersion: version }, now);
+		if (newVersion !== undefined) await appendLiveEvent(tx, 'conversation.changed', conversationId, { conversationId }, now);
+		return newVersion;
+	});
+	if (saved === undefined) throw new ContractError('STATE_CONFLICT', 'someone saved the profile meanwhile: reload it and edit again');
+	return json(await getConversationView(inbox.db, account, conversationId));
+});

@@ -1,0 +1,6 @@
+/** The customer's profile, as ciphertext (docs/inbox-api.md §4 "Customer profile"). */
+import { putProfile } from '$lib/server/api/private-records';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const PUT = putProfile;
+export const fallback = methodNotAllowed;
