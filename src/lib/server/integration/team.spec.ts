@@ -23,12 +23,16 @@ const SECOND_ADMIN = { username: 'alan', displayName: 'Alan Admin', password: 'a
 
 describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md §4 “Assignment”)", (backend) => {
 	const harness = useStack(backend);
+	/** A second admin (made once, 409 after), signed in. */
+	const loginAlan = async (grace: InboxClient) => {
+		await grace.post('/api/admin/accounts', SECOND_ADMIN);
+		return InboxClient.loggedIn(harness.stack().inbox.url, SECOND_ADMIN.username, SECOND_ADMIN.password);
+	};
 
 	it('assigns to oneself, to someone with access, to nobody; each change is live and in the activity; the first reply can assign', async () => {
 		await initCrypto();
 		const grace = await harness.login(ADMIN);
-		await grace.post('/api/admin/accounts', SECOND_ADMIN);
-		const alan = await InboxClient.loggedIn(harness.stack().inbox.url, SECOND_ADMIN.username, SECOND_ADMIN.password);
+		const alan = await loginAlan(grace);
 		const ada = await harness.login(); // an agent without a key: no access to any conversation
 		const invited = await grace.post('/api/invites', {});
 		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
@@ -114,7 +118,7 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md §4 �
 	it('keeps private notes as ciphertext only: every agent with access reads them live, nobody else, and the database holds no plaintext', async () => {
 		await initCrypto();
 		const grace = await harness.login(ADMIN);
-		const alan = await InboxClient.loggedIn(harness.stack().inbox.url, SECOND_ADMIN.username, SECOND_ADMIN.password);
+		const alan = await loginAlan(grace);
 		const ada = await harness.login();
 		const invited = await grace.post('/api/invites', {});
 		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
@@ -184,7 +188,7 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md §4 �
 	it("keeps the customer's profile as ciphertext, saved whole, without two agents overwriting each other", async () => {
 		await initCrypto();
 		const grace = await harness.login(ADMIN);
-		const alan = await InboxClient.loggedIn(harness.stack().inbox.url, SECOND_ADMIN.username, SECOND_ADMIN.password);
+		const alan = await loginAlan(grace);
 		const invited = await grace.post('/api/invites', {});
 		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
 		const id = customer.conversationId;
