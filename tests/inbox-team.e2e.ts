@@ -132,3 +132,24 @@ test('private notes: written in the thread, read live by the other agent, never 
 	await unlock(ben.page);
 	await expect(ben.page.getByTestId('note').filter({ hasText: 'FIN-2231' }).getByTestId('note-author')).toHaveText(ada.agent.displayName);
 });
+
+test("the customer's name and contact notes, encrypted, reach every agent's list and thread live", async ({ browser, inbox }) => {
+	const { ada, ben, invitation } = await teamWithCustomer(browser, inbox, 'Hello, it is Zoë.');
+	await openConversation(ada.page, invitation.conversationId);
+	await ada.page.getByRole('button', { name: 'Details' }).click();
+	await ada.page.getByTestId('profile-name').fill('Zoë Quartermaine');
+	await ada.page.getByTestId('profile-notes').fill('Prefers email. Order #4312.');
+	await ada.page.getByTestId('profile-save').click();
+	await expect(ada.page.getByTestId('thread-title')).toHaveText('Zoë Quartermaine');
+
+	const bensRow = ben.page.locator(`a[data-conversation-id="${invitation.conversationId}"]`);
+	await expect(bensRow.getByTestId('row-title')).toHaveText('Zoë Quartermaine');
+	await ben.page.getByLabel('Search conversations').fill('quarter');
+	await expect(bensRow).toBeVisible();
+	await ben.page.getByLabel('Search conversations').fill('');
+	await openConversation(ben.page, invitation.conversationId);
+	await expect(ben.page.getByTestId('thread-title')).toHaveText('Zoë Quartermaine');
+	await ben.page.getByRole('button', { name: 'Details' }).click();
+	await expect(ben.page.getByTestId('profile-notes')).toHaveValue('Prefers email. Order #4312.');
+	await expect(ben.page.getByTestId('profile-form')).toContainText(`Saved by ${ada.agent.displayName}`);
+});

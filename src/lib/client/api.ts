@@ -35,6 +35,10 @@ export const listNotes = (conversationId: string) =>
 export const addNote = (conversationId: string, envelope: PrivateEnvelope) =>
 	api<ConversationNote>('POST', `/api/conversations/${encodeURIComponent(conversationId)}/notes`, { body: { envelope } });
 
+/** Saves the customer's profile over `version` (0: none yet); `409 STATE_CONFLICT` when someone saved meanwhile. */
+export const saveProfile = (conversationId: string, envelope: PrivateEnvelope, version: number) =>
+	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/profile`, { body: { envelope, version } });
+
 export const getTeam = () => api<{ data: TeamMember[] }>('GET', '/api/team');
 
 export const getConversation = (conversationId: string) =>

@@ -77,14 +77,15 @@ export interface ListFilter {
 	myAccountId?: string;
 	status: StatusFilter;
 	unreadOnly: boolean;
-	/** Matched against the id and the text previews seen in this session. */
+	/** Matched against the id, the customer's name and the text previews seen in this session. */
 	search: string;
 }
 
 export function filterConversations(
 	list: readonly Conversation[],
 	filter: ListFilter,
-	previews: ReadonlyMap<string, string>
+	previews: ReadonlyMap<string, string>,
+	names: ReadonlyMap<string, string> = NO_PREVIEWS
 ): Conversation[] {
 	const needle = filter.search.trim().toLowerCase();
 	const assignment = filter.assignment ?? 'all';
@@ -98,7 +99,8 @@ export function filterConversations(
 		return (
 			label.includes(needle) ||
 			label.replace(/^conv_/, '').includes(needle.replace(/\s+/g, '')) ||
-			(previews.get(item.conversationId)?.toLowerCase().includes(needle) ?? false)
+			(previews.get(item.conversationId)?.toLowerCase().includes(needle) ?? false) ||
+			(names.get(item.conversationId)?.toLowerCase().includes(needle) ?? false)
 		);
 	});
 }

@@ -25,6 +25,8 @@ const PREVIEW_LENGTH = 140;
 export class ConversationStore {
 	#items = $state.raw<Conversation[]>([]);
 	#previews = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
+	/** Customers' names from their decrypted profiles, by conversation (plaintext: gone on lock). */
+	#names = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
 	#loading = $state(false);
 	#complete = $state(false);
 	#error = $state<unknown>(null);
@@ -46,7 +48,8 @@ export class ConversationStore {
 				unreadOnly: this.unreadOnly,
 				search: this.search
 			},
-			this.#previews
+			this.#previews,
+			this.#names
 		)
 	);
 	readonly counts: FilterCounts = $derived(countConversations(this.#items));
@@ -61,6 +64,10 @@ export class ConversationStore {
 	/** Sorted by last activity; replaced, never mutated, so 10,000 rows stay cheap to track. */
 	get items(): readonly Conversation[] {
 		return this.#items;
+	}
+
+	get names(): ReadonlyMap<string, string> {
+		return this.#names;
 	}
 
 	/** The text previews this tab decrypted, by conversation. */
@@ -127,15 +134,21 @@ export class ConversationStore {
 		this.#previews = withPreview(this.#previews, conversationId, text, PREVIEW_LENGTH);
 	}
 
-	/** Forgets every decrypted preview (on lock and sign-out). */
+	setName(conversationId: string, name: string): void {
+		this.#names = withPreview(this.#names, conversationId, name, 100);
+	}
+
+	/** Forgets every decrypted preview and name (on lock and sign-out). */
 	forgetPlaintext(): void {
 		this.#previews = NO_PREVIEWS;
+		this.#names = NO_PREVIEWS;
 	}
 
 	clear(): void {
 		this.generation++;
 		this.#items = [];
 		this.#previews = NO_PREVIEWS;
+		this.#names = NO_PREVIEWS;
 		this.#complete = false;
 		this.#loading = false;
 	}

@@ -12,6 +12,7 @@ import { ConversationStore } from './conversations.svelte';
 import { LiveEvents } from './events.svelte';
 import { explainMessageProblem } from './explain';
 import { authorLabel, MessageAuthors, previewWithAuthor } from './message-authors';
+import { parseProfileText } from './profile';
 import { v1Call } from './proxy';
 import { ThreadStore } from './thread.svelte';
 import type { Conversation, StoredMessage, TeamMember } from './types';
@@ -74,6 +75,7 @@ export class InboxState {
 		this.closeThread(this.thread);
 		this.conversations.clear();
 		this.authors.clear();
+		this.namedVersions = {};
 	}
 
 	/**
@@ -89,6 +91,7 @@ export class InboxState {
 			accountId: this.accountId,
 			authors: this.authors,
 			onPreview: (id, text) => this.conversations.setPreview(id, text),
+			onName: (id, name) => this.conversations.setName(id, name),
 			onRead: (id) => this.conversations.markRead(id)
 		});
 		this.closeThread(this.thread);
@@ -109,9 +112,15 @@ export class InboxState {
 	 * as Chatwoot shows the last message); conversations further down get theirs when opened or written to.
 	 */
 	private async prefetchPreviews(count = PREFETCHED_PREVIEWS): Promise<void> {
-		const wanted = this.conversations.items
-			.filter((item) => item.agentWraps.length > 0 && item.status !== 'pending' && !this.conversations.previews.has(item.conversationId))
-			.slice(0, count);
+		const withKeys = this.conversations.items.filter((item) => item.agentWraps.length > 0 && item.status !== 'pending');
+		await pMap(
+			withKeys.filter((item) => item.profile),
+			(item) => this.learnName(item).catch(() => undefined),
+			{
+				concurrency: PREVIEW_REQUESTS_AT_ONCE
+			}
+		);
+		const wanted = withKeys.filter((item) => !this.conversations.previews.has(item.conversationId)).slice(0, count);
 		await pMap(
 			wanted,
 			async ({ conversationId }) => {
@@ -130,6 +139,7 @@ export class InboxState {
 
 	private conversationChanged(conversation: Conversation): void {
 		this.conversations.upsert(conversation);
+		void this.learnName(conversation).catch(() => undefined);
 		if (this.thread?.conversationId === conversation.conversationId) this.thread.update(conversation);
 	}
 
@@ -139,6 +149,25 @@ export class InboxState {
 			return;
 		}
 		await this.preview(conversationId, message).catch(() => undefined);
+	}
+
+	/** The profile versions whose names this tab decrypted, by conversation. */
+	private namedVersions: Record<string, number> = {};
+
+	/** Decrypts the customer's name from the conversation's profile, for its row. */
+	private async learnName(conversation: Conversation): Promise<void> {
+		const { conversationId, profile, agentWraps } = conversation;
+		if (!profile || agentWraps.length === 0 || this.namedVersions[conversationId] === profile.version) return;
+		this.namedVersions[conversationId] = profile.version;
+		const [opened] = await this.crypto.openConversationKeys(this.agentKeyHandle, [
+			{ conversationId, wrap: agentWraps[agentWraps.length - 1].wrap }
+		]);
+		if (!opened?.ok) return;
+		const [outcome] = await this.crypto.decryptPrivateRecords(conversationId, 'profile', [
+			{ authorId: profile.authorId, envelope: profile.envelope }
+		]);
+		const name = outcome?.ok ? parseProfileText(outcome.text).name : '';
+		if (name && !this.stopped) this.conversations.setName(conversationId, name);
 	}
 
 	/** Decrypts one new message of a conversation not on screen, for its row's preview. */

@@ -15,9 +15,11 @@ import { v1Call } from './proxy';
 import { itemsToDecrypt, mergeMessages, shownMessageIds, toThreadMessage, type ThreadMessage } from './thread-messages';
 import { ThreadSender } from './thread-sender';
 import { Throttle } from './throttle';
-import { addNote, listNotes } from './api';
+import { addNote, listNotes, saveProfile } from './api';
+import { parseProfileText, profileText, type ProfileFields } from './profile';
 import { mergeNotes, toThreadNote, type ThreadNote } from './thread-notes';
 import type { ConversationNote } from '../inbox-api/records';
+import type { PrivateEnvelope, PrivateRecordKind } from '../crypto/private-record';
 import type { Conversation, StoredMessage } from './types';
 
 const PAGE_SIZE = 50;
@@ -29,14 +31,23 @@ export type ThreadCrypto = Pick<
 	'openConversationKey' | 'decryptHistory' | 'encryptReply' | 'encryptAttachment' | 'encryptPrivateRecord' | 'decryptPrivateRecords'
 >;
 
+/** The customer's profile as the thread shows it; `problem` is the code when it could not be decrypted. */
+export interface DecryptedProfile extends ProfileFields {
+	version: number;
+	authorName: string;
+	updatedAt: string;
+	problem: string | null;
+}
+
 export interface ThreadContext {
 	crypto: ThreadCrypto;
 	agentKeyHandle: string;
 	accountId: string;
 	/** Who sent the company's messages, shared with the list's previews. */
 	authors: Pick<MessageAuthors, 'lookUp'>;
-	/** Tells the list about a decrypted preview and a read receipt. */
+	/** Tells the list about a decrypted preview, the customer's name and a read receipt. */
 	onPreview(conversationId: string, text: string): void;
+	onName?(conversationId: string, name: string): void;
 	onRead(conversationId: string): void;
 }
 
@@ -50,6 +61,7 @@ export class ThreadStore {
 	#loadError = $state<string | null>(null);
 	#customerReadUpTo = $state<string | null>(null);
 	#notes = $state.raw<ThreadNote[]>([]);
+	#profile = $state.raw<DecryptedProfile | null>(null);
 	/** The authors of the company's messages loaded here, by clientMessageId. */
 	#authors = $state.raw<ReadonlyMap<string, MessageAuthor>>(NO_AUTHORS);
 	/** Why the composer is closed (the key is not open here), or null when the agent can write. */
@@ -111,6 +123,11 @@ export class ThreadStore {
 		return this.#notes;
 	}
 
+	/** The customer's profile, decrypted here (null before anyone wrote one, or while it cannot be read). */
+	get profile(): DecryptedProfile | null {
+		return this.#profile;
+	}
+
 	/** Why a note cannot be written here (the key is not open in this browser), or null. */
 	get noteBlockedReason(): string | null {
 		return this.#keyState === 'open' ? null : 'Notes are encrypted with the conversation key, which is not open in this browser.';
@@ -133,6 +150,33 @@ export class ThreadStore {
 		const hadNoWrap = this.#conversation.agentWraps.length === 0;
 		this.#conversation = conversation;
 		if (hadNoWrap && conversation.agentWraps.length > 0 && this.#keyState !== 'open') void this.open();
+		else if (conversation.profile?.version !== this.#profile?.version) void this.readProfile();
+	}
+
+	/** Decrypts the conversation's profile when it is newer than the one shown. */
+	private async readProfile(): Promise<void> {
+		const stored = this.#conversation.profile;
+		if (!stored || this.#keyState !== 'open' || stored.version === this.#profile?.version) return;
+		const [outcome] = await this.context.crypto.decryptPrivateRecords(this.conversationId, 'profile', [
+			{ authorId: stored.authorId, envelope: stored.envelope }
+		]);
+		if (this.disposed || this.#conversation.profile?.version !== stored.version) return;
+		this.#profile = {
+			...(outcome.ok ? parseProfileText(outcome.text) : { name: '', notes: '' }),
+			version: stored.version,
+			authorName: stored.authorName,
+			updatedAt: stored.updatedAt,
+			problem: outcome.ok ? null : outcome.code
+		};
+		if (outcome.ok && this.#profile.name) this.context.onName?.(this.conversationId, this.#profile.name);
+	}
+
+	/** Encrypts the profile in the worker and saves it over the version shown; `STATE_CONFLICT` when someone saved meanwhile. */
+	async saveProfile(fields: ProfileFields): Promise<Conversation> {
+		const envelope = await this.encryptRecord('profile', profileText(fields));
+		const updated = await saveProfile(this.conversationId, envelope, this.#conversation.profile?.version ?? 0);
+		this.update(updated);
+		return updated;
 	}
 
 	/** Opens K from the agent's wraps, loads the newest page and the sends still pending. */
@@ -162,7 +206,7 @@ export class ThreadStore {
 			return;
 		}
 		this.#keyState = 'open';
-		await Promise.all([this.loadNewest(), this.loadNotes()]);
+		await Promise.all([this.loadNewest(), this.loadNotes(), this.readProfile()]);
 		await this.sender.restorePending();
 	}
 
@@ -288,15 +332,15 @@ export class ThreadStore {
 
 	/** Encrypts a private note in the worker and stores it; it never goes to the service. */
 	async addNote(text: string): Promise<void> {
-		this.requireOpenKey();
-		const envelope = await this.context.crypto.encryptPrivateRecord({
-			kind: 'note',
-			conversationId: this.conversationId,
-			authorId: this.context.accountId,
-			text
-		});
+		const envelope = await this.encryptRecord('note', text);
 		const stored = await addNote(this.conversationId, envelope);
 		if (!this.disposed) this.#notes = mergeNotes(this.#notes, [toThreadNote(stored, { ok: true, text }, explainMessageProblem)]);
+	}
+
+	/** A private record of this agent, encrypted in the worker under the open key (docs/private-records.md). */
+	private encryptRecord(kind: PrivateRecordKind, text: string): Promise<PrivateEnvelope> {
+		this.requireOpenKey();
+		return this.context.crypto.encryptPrivateRecord({ kind, conversationId: this.conversationId, authorId: this.context.accountId, text });
 	}
 
 	private async addNotes(notes: readonly ConversationNote[]): Promise<void> {
@@ -421,5 +465,6 @@ export class ThreadStore {
 		this.sender.forgetFiles();
 		this.#messages = [];
 		this.#notes = [];
+		this.#profile = null;
 	}
 }
