@@ -26,6 +26,8 @@ function conversation(id: string, lastActivityAt: string, extra: Partial<Convers
 		agentWraps: [],
 		keyEvents: [],
 		mayApproveRewrap: true,
+		teamState: 'open',
+		snoozedUntil: null,
 		assignee: null,
 		activity: [],
 		profile: null,

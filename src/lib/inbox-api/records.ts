@@ -66,17 +66,28 @@ export interface TeamMember {
 	role: Role;
 }
 
-export type ConversationActivityKind = 'assigned' | 'unassigned';
+export type ConversationActivityKind = 'assigned' | 'unassigned' | 'resolved' | 'reopened' | 'snoozed';
+
+/** Whether the team still has work on a conversation (§4 "Lifecycle"). */
+export type TeamState = 'open' | 'resolved' | 'snoozed';
 
 /**
  * What the team did to a conversation (§4 `activity`): who assigned it to whom (`details.assigneeName`;
- * `details.automatic` when the first reply assigned it), who unassigned it.
+ * `details.automatic` when the first reply assigned it), who unassigned it; who resolved, reopened or
+ * snoozed it (`details.until`), and when it opened again by itself (`details.reason`, `actorName` null).
  */
 export interface ConversationActivity {
 	kind: ConversationActivityKind;
 	actorName: string | null;
 	at: string;
-	details: { assigneeName?: string; automatic?: boolean };
+	details: {
+		assigneeName?: string;
+		automatic?: boolean;
+		/** A snooze's end. */
+		until?: string;
+		/** Why it opened again by itself: the customer wrote, or the snooze ended. */
+		reason?: 'customer_message' | 'snooze_ended';
+	};
 }
 
 /** An account's view of a conversation (§4). */
@@ -97,6 +108,9 @@ export interface ConversationView {
 	keyEvents: ConversationKeyEvent[];
 	/** With the second-person policy: whether this account may approve the pending rewrap (not the one who re-invited). */
 	mayApproveRewrap: boolean;
+	/** Whether the team still has work on it; a snooze ends at `snoozedUntil`. */
+	teamState: TeamState;
+	snoozedUntil: string | null;
 	/** The agent who owns the conversation, or null. */
 	assignee: { accountId: string; displayName: string } | null;
 	/** The latest team activity, oldest first. */

@@ -22,6 +22,7 @@ import { WebhookSecrets } from './keys/webhook-secrets';
 import { LiveHub } from './live/hub';
 import { consoleLogger, type Logger } from './log';
 import { Maintenance } from './maintenance';
+import { startSnoozeClock } from './conversations/lifecycle';
 import { UpstreamClient } from './upstream/client';
 import { WebhookProcessor } from './webhooks/processor';
 import { WebhookReceiver } from './webhooks/receiver';
@@ -113,6 +114,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	const loginThrottle = new LoginThrottle(db);
 	const maintenance = new Maintenance({ db, log, now, pruneLoginAttempts: (at) => loginThrottle.prune(at) });
 	maintenance.start();
+	const snoozeClock = startSnoozeClock(db, now, log);
 	const passwords = new PasswordHasher();
 
 	let closing: Promise<void> | undefined;
@@ -156,6 +158,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		close: () =>
 			(closing ??= (async () => {
 				maintenance.stop();
+				snoozeClock.stop();
 				await sessions.stop();
 				await drain();
 				await webhookSecrets.stop();

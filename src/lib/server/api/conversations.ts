@@ -8,6 +8,7 @@ import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { CONVERSATION_STATUSES, type ConversationStatus } from '../../wire/v1';
 import { requireConversationAccess } from '../conversations/access';
 import { assignConversation } from '../conversations/assignment';
+import { changeTeamState, parseTeamStateChange } from '../conversations/lifecycle';
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
 import { getConversationView, listConversationViews, type Trust } from '../db/conversations';
 import { listStoredMessages } from '../db/messages';
@@ -117,5 +118,13 @@ export const putAssignee = route(async (event, inbox) => {
 		throw new ContractError('INVALID_REQUEST', 'accountId must be an account id, or null to unassign');
 	}
 	await assignConversation(inbox, account, conversationId, accountId);
+	return json(await getConversationView(inbox.db, account, conversationId));
+});
+
+export const putTeamState = route(async (event, inbox) => {
+	const { account } = requireSession(event);
+	const conversationId = idParam(event, 'conversationId');
+	const change = parseTeamStateChange(await readJsonObject(event.request, 4 * 1024), new Date(inbox.now()));
+	await changeTeamState(inbox, account, conversationId, change);
 	return json(await getConversationView(inbox.db, account, conversationId));
 });

@@ -12,6 +12,7 @@ import type {
 	ConversationView,
 	CustomerProfile,
 	RewrapState,
+	TeamState,
 	Trust
 } from '../../inbox-api/records';
 import { KEY_EVENTS_SELECT } from './conversation-events';
@@ -205,6 +206,8 @@ interface ViewRow {
 	may_approve_rewrap: boolean;
 	assignee_id: string | null;
 	assignee_name: string | null;
+	team_state: TeamState;
+	snoozed_until: Date | null;
 	activity: ConversationActivity[];
 	profile: CustomerProfile | null;
 }
@@ -219,7 +222,7 @@ const VIEW_SELECT = `
 	          from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2), '[]'::jsonb) as agent_wraps,
 	       ${KEY_EVENTS_SELECT} as key_events,
 	       c.rewrap_requested_by is distinct from $1 as may_approve_rewrap,
-	       c.assignee_id, assignee.display_name as assignee_name,
+	       c.assignee_id, assignee.display_name as assignee_name, c.team_state, c.snoozed_until,
 	       ${ACTIVITY_SELECT} as activity,
 	       (select jsonb_build_object('authorId', p.author_id, 'authorName', p.author_name, 'envelope', p.envelope, 'version', p.version,
 	                 'updatedAt', to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
@@ -244,6 +247,8 @@ function toView(row: ViewRow): ConversationView {
 		agentWraps: row.agent_wraps,
 		keyEvents: row.key_events,
 		mayApproveRewrap: row.may_approve_rewrap,
+		teamState: row.team_state,
+		snoozedUntil: row.snoozed_until ? isoSeconds(row.snoozed_until) : null,
 		assignee: row.assignee_id && row.assignee_name ? { accountId: row.assignee_id, displayName: row.assignee_name } : null,
 		activity: row.activity,
 		profile: row.profile

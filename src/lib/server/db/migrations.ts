@@ -418,5 +418,16 @@ create table customer_profiles (
 	updated_at timestamptz not null
 );
 `
+	},
+	{
+		version: 16,
+		name: 'the team state of conversations: open, resolved, snoozed',
+		sql: `
+-- Whether the team still has work on a conversation (src/lib/server/conversations/lifecycle.ts), apart
+-- from the service's status: a customer's new message opens it again; a snooze ends by itself.
+alter table conversations add column team_state text not null default 'open' check (team_state in ('open', 'resolved', 'snoozed'));
+alter table conversations add column snoozed_until timestamptz;
+create index conversations_snoozed on conversations (snoozed_until) where team_state = 'snoozed';
+`
 	}
 ];

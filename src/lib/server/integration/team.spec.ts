@@ -234,4 +234,39 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		const stored = await databaseContents(harness.stack());
 		for (const word of ['Quartermaine', 'Prefers email', 'VIP since']) expect(stored).not.toContain(word);
 	});
+
+	it('resolves, reopens and snoozes; a customer who writes again opens the conversation, with a line saying so', async () => {
+		const grace = await harness.login(ADMIN);
+		const invited = await grace.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		const id = customer.conversationId;
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}`)).body.status, { timeout: 20_000 }).toBe('active');
+		const state = (body: object) => grace.put(`/api/conversations/${id}/state`, body);
+
+		expect((await state({ state: 'resolved' })).body).toMatchObject({ teamState: 'resolved', snoozedUntil: null });
+		await customer.say('One more question');
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}`)).body.teamState, { timeout: 20_000 }).toBe('open');
+		const until = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+		expect((await state({ state: 'snoozed', snoozedUntil: until })).body).toMatchObject({ teamState: 'snoozed', snoozedUntil: until });
+		const reopened = await state({ state: 'open' });
+		expect(reopened.body.teamState).toBe('open');
+		expect(
+			reopened.body.activity.map((line: { kind: string; actorName: string | null; details: object }) => [
+				line.kind,
+				line.actorName,
+				line.details
+			])
+		).toEqual([
+			['resolved', 'Grace Admin', {}],
+			['reopened', null, { reason: 'customer_message', was: 'resolved' }],
+			['snoozed', 'Grace Admin', { until }],
+			['reopened', 'Grace Admin', {}]
+		]);
+		expect((await state({ state: 'open' })).body.activity).toHaveLength(4);
+		for (const bad of [{ state: 'done' }, { state: 'snoozed', snoozedUntil: '2020-01-01T00:00:00Z' }]) {
+			expect((await state(bad)).body.error.code).toBe('INVALID_REQUEST');
+		}
+		const ada = await harness.login();
+		expect((await ada.put(`/api/conversations/${id}/state`, { state: 'resolved' })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
+	});
 });

@@ -24,6 +24,7 @@ import type { Queryable } from '../db/database';
 import type { StoredEvent } from '../db/webhook-events';
 import type { LiveEventType } from '../db/live-events';
 import { storeAgentWraps, storeMessages } from '../db/messages';
+import { reopenOnCustomerMessages } from '../conversations/lifecycle';
 import type { Logger } from '../log';
 import { dateOr, storedMessageOf } from './message-batch';
 
@@ -108,6 +109,7 @@ async function messagesCreated(tx: Queryable, events: readonly WebhookEvent[], c
 		if (!previous || previous < createdAt) latest.set(message.conversationId, createdAt);
 		ctx.live('message.created', message.conversationId, { conversationId: message.conversationId, message });
 	}
+	await reopenOnCustomerMessages(tx, [...latest.keys()], ctx.now);
 	await recordActivities(tx, latest, ctx.now);
 	for (const conversationId of latest.keys()) ctx.live('conversation.changed', conversationId, { conversationId });
 }

@@ -1,7 +1,8 @@
 /**
  * The common case of the webhook queue, a run of `message.created` events (contract 6), processed in a
  * single statement: the envelopes stored as received (once per message id), the conversations' last
- * activity, the live events in commit order, and the events marked processed. One round trip holds the
+ * activity (a resolved or snoozed conversation opens again, with a line of its activity), the live
+ * events in commit order, and the events marked processed. One round trip holds the
  * database for the shortest time, so acknowledgements of new webhooks do not wait behind processing.
  */
 import { parseMessageCreated, parseWebhookEvent, type WebhookEvent } from '../../wire/v1';
@@ -70,12 +71,20 @@ inserted as (
 	on conflict (message_id) do nothing
 	returning message_id, conversation_id, seq, sender_type, content_type, encryption, attachment, created_at
 ),
+reopening as (
+	select c.conversation_id, c.team_state from conversations c where c.conversation_id in (select conversation_id from inserted) and c.team_state <> 'open'
+),
 activity as (
 	insert into conversations (conversation_id, status, created_at, last_activity_at, updated_at)
 	select conversation_id, 'active', $10, max(created_at), $10 from inserted group by conversation_id
 	on conflict (conversation_id) do update
-	set last_activity_at = greatest(conversations.last_activity_at, excluded.last_activity_at), updated_at = excluded.updated_at
+	set last_activity_at = greatest(conversations.last_activity_at, excluded.last_activity_at), updated_at = excluded.updated_at,
+		team_state = 'open', snoozed_until = null
 	returning conversation_id
+),
+reopened as (
+	insert into conversation_activity (conversation_id, kind, details, created_at)
+	select conversation_id, 'reopened', jsonb_build_object('reason', 'customer_message', 'was', team_state), $10 from reopening
 ),
 ordered as (select pg_advisory_xact_lock($11)),
 announced as (

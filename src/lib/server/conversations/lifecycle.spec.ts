@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { BACKENDS, useDatabases } from '$test-support/databases';
+import { ensureConversation } from '../db/conversations';
+import { parseTeamStateChange, reopenOnCustomerMessages, wakeSnoozed } from './lifecycle';
+
+const now = new Date('2026-11-25T10:00:00Z');
+
+describe('the team state of a conversation (docs/inbox-api.md §4 "Lifecycle")', () => {
+	it('takes open, resolved, or snoozed until a time in the coming year', () => {
+		expect(parseTeamStateChange({ state: 'resolved' }, now)).toEqual({ state: 'resolved', snoozedUntil: null });
+		expect(parseTeamStateChange({ state: 'snoozed', snoozedUntil: '2026-11-26T09:00:00+01:00' }, now)).toEqual({
+			state: 'snoozed',
+			snoozedUntil: new Date('2026-11-26T08:00:00Z')
+		});
+		for (const bad of [
+			{ state: 'closed' },
+			{ state: 'open', snoozedUntil: '2026-11-26T09:00:00Z' },
+			{ state: 'snoozed' },
+			{ state: 'snoozed', snoozedUntil: '2026-11-25T09:59:59Z' },
+			{ state: 'snoozed', snoozedUntil: '2027-12-01T00:00:00Z' },
+			{ state: 'snoozed', snoozedUntil: '2026-11-26 09:00' },
+			{ state: 'snoozed', snoozedUntil: 1_800_000_000_000 }
+		]) {
+			expect(() => parseTeamStateChange(bad, now), JSON.stringify(bad)).toThrow(/state must|snoozedUntil/);
+		}
+	});
+});
+
+describe.each(BACKENDS)('snoozes and customer messages on %s', (backend) => {
+	const databases = useDatabases(backend);
+
+	it('wakes each ended snooze once, leaves later ones, and a customer message opens resolved and snoozed conversations', async () => {
+		const db = await databases.open();
+		for (const id of ['conv_due', 'conv_later', 'conv_resolved', 'conv_open']) await ensureConversation(db, id, 'active', now);
+		const set = (id: string, state: string, until: Date | null) =>
+			db.query('update conversations set team_state = $2, snoozed_until = $3 where conversation_id = $1', [id, state, until]);
+		await set('conv_due', 'snoozed', new Date(now.getTime() - 1000));
+		await set('conv_later', 'snoozed', new Date(now.getTime() + 60_000));
+		await set('conv_resolved', 'resolved', null);
+		const states = async () =>
+			Object.fromEntries(
+				(await db.query<{ conversation_id: string; team_state: string }>('select conversation_id, team_state from conversations')).map(
+					(row) => [row.conversation_id, row.team_state]
+				)
+			);
+
+		expect(await Promise.all([wakeSnoozed(db, now), wakeSnoozed(db, now)])).toEqual(expect.arrayContaining([1, 0]));
+		expect(await states()).toEqual({ conv_due: 'open', conv_later: 'snoozed', conv_resolved: 'resolved', conv_open: 'open' });
+		const changed = await db.query<{ conversation_id: string }>(
+			"select conversation_id from live_events where type = 'conversation.changed'"
+		);
+		expect(changed.map((row) => row.conversation_id)).toEqual(['conv_due']);
+
+		await reopenOnCustomerMessages(db, ['conv_later', 'conv_resolved', 'conv_open'], now);
+		expect(await states()).toEqual({ conv_due: 'open', conv_later: 'open', conv_resolved: 'open', conv_open: 'open' });
+		const lines = await db.query<{ conversation_id: string; details: object }>(
+			"select conversation_id, details from conversation_activity where kind = 'reopened' order by activity_id"
+		);
+		expect(lines.map((line) => [line.conversation_id, line.details])).toEqual([
+			['conv_due', { reason: 'snooze_ended' }],
+			['conv_later', { reason: 'customer_message', was: 'snoozed' }],
+			['conv_resolved', { reason: 'customer_message', was: 'resolved' }]
+		]);
+	});
+});

@@ -1,0 +1,6 @@
+/** Resolve, reopen or snooze a conversation (docs/inbox-api.md §4 "Lifecycle"). */
+import { putTeamState } from '$lib/server/api/conversations';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const PUT = putTeamState;
+export const fallback = methodNotAllowed;
