@@ -153,3 +153,40 @@ test("the customer's name and contact notes, encrypted, reach every agent's list
 	await expect(ben.page.getByTestId('profile-notes')).toHaveValue('Prefers email. Order #4312.');
 	await expect(ben.page.getByTestId('profile-form')).toContainText(`Saved by ${ada.agent.displayName}`);
 });
+
+test('resolve with undo, reopen, snooze; a customer who writes again brings the conversation back for everyone', async ({
+	browser,
+	inbox
+}) => {
+	const { ada, ben, invitation, customer } = await teamWithCustomer(browser, inbox, 'Thanks, that is all.');
+	const row = (page: Page) => page.locator(`a[data-conversation-id="${invitation.conversationId}"]`);
+	await openConversation(ada.page, invitation.conversationId);
+	await expect(row(ben.page)).toBeVisible();
+
+	await ada.page.getByTestId('resolve').click();
+	await expect(ada.page.getByTestId('team-state')).toHaveText('Resolved');
+	await expect(row(ben.page)).toHaveCount(0);
+	await ada.page.getByTestId('undo-resolve').click();
+	await expect(ada.page.getByTestId('team-state')).toHaveCount(0);
+	await expect(row(ben.page)).toBeVisible();
+
+	await ada.page.getByTestId('resolve').click();
+	await expect(ada.page.getByTestId('composer-warning')).toContainText('leaves it resolved');
+	await ben.page.getByTestId('lifecycle-filter').selectOption('resolved');
+	await expect(row(ben.page)).toBeVisible();
+	await ben.page.getByTestId('lifecycle-filter').selectOption('open');
+	await expect(row(ben.page)).toHaveCount(0);
+
+	await customer.say('Actually, one more thing.');
+	await expect(row(ben.page)).toBeVisible();
+	await expect(ada.page.getByTestId('team-state')).toHaveCount(0);
+	await expect(ada.page.getByTestId('activity-lines')).toContainText('The customer wrote again: the conversation is open.');
+
+	await openConversation(ben.page, invitation.conversationId);
+	await ben.page.getByTestId('snooze').selectOption({ label: 'For an hour' });
+	await expect(ben.page.getByTestId('team-state')).toHaveAttribute('data-state', 'snoozed');
+	await expect(ada.page.getByTestId('team-state')).toContainText('Snoozed until');
+	await ada.page.getByTestId('reopen').click();
+	await expect(ben.page.getByTestId('team-state')).toHaveCount(0);
+	await expect(ben.page.getByTestId('activity-lines')).toContainText(`${ada.agent.displayName} reopened this conversation.`);
+});

@@ -17,4 +17,16 @@ describe('activity sentences (docs/inbox-api.md §4 `activity`)', () => {
 		expect(activitySentence({ kind: 'unassigned', actorName: 'Ben', at, details: { assigneeName: 'Ada' } })).toBe('Ben unassigned Ada.');
 		expect(activitySentence({ kind: 'assigned', actorName: null, at, details: {} })).toBe('Someone assigned this to someone.');
 	});
+
+	it('says who resolved, snoozed and reopened it, and why it opened by itself', () => {
+		expect(activitySentence({ kind: 'resolved', actorName: 'Ada', at, details: {} })).toBe('Ada resolved this conversation.');
+		expect(activitySentence({ kind: 'snoozed', actorName: 'Ada', at, details: { until: at } })).toMatch(
+			/^Ada snoozed this conversation until .+2026/
+		);
+		expect(activitySentence({ kind: 'reopened', actorName: 'Ben', at, details: {} })).toBe('Ben reopened this conversation.');
+		expect(activitySentence({ kind: 'reopened', actorName: null, at, details: { reason: 'customer_message' } })).toMatch(
+			/customer wrote again/
+		);
+		expect(activitySentence({ kind: 'reopened', actorName: null, at, details: { reason: 'snooze_ended' } })).toMatch(/snooze ended/);
+	});
 });

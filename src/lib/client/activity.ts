@@ -4,6 +4,7 @@
  * the customer's key with its new fingerprint (contract 2.2), who approved giving it the history.
  */
 import type { ConversationActivity, ConversationKeyEvent } from '../inbox-api/records';
+import { formatDateTime } from './format';
 
 export function keyEventSentence(event: ConversationKeyEvent): string {
 	const who = event.actorName ?? 'Someone outside the inbox';
@@ -16,6 +17,14 @@ export function keyEventSentence(event: ConversationKeyEvent): string {
 
 export function activitySentence(line: ConversationActivity): string {
 	const who = line.actorName ?? 'Someone';
+	if (line.kind === 'resolved') return `${who} resolved this conversation.`;
+	if (line.kind === 'snoozed')
+		return `${who} snoozed this conversation until ${line.details.until ? formatDateTime(line.details.until) : 'later'}.`;
+	if (line.kind === 'reopened') {
+		if (line.details.reason === 'customer_message') return 'The customer wrote again: the conversation is open.';
+		if (line.details.reason === 'snooze_ended') return 'The snooze ended: the conversation is open.';
+		return `${who} reopened this conversation.`;
+	}
 	const assignee = line.details.assigneeName ?? 'someone';
 	if (line.kind === 'unassigned') return `${who} unassigned ${assignee}.`;
 	if (line.details.automatic) return `Assigned to ${assignee}, who replied first.`;

@@ -39,6 +39,10 @@ export const addNote = (conversationId: string, envelope: PrivateEnvelope) =>
 export const saveProfile = (conversationId: string, envelope: PrivateEnvelope, version: number) =>
 	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/profile`, { body: { envelope, version } });
 
+/** Resolves, reopens or snoozes a conversation (docs/inbox-api.md §4 "Lifecycle"). */
+export const setTeamState = (conversationId: string, change: { state: 'open' | 'resolved' } | { state: 'snoozed'; snoozedUntil: string }) =>
+	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/state`, { body: change });
+
 export const getTeam = () => api<{ data: TeamMember[] }>('GET', '/api/team');
 
 export const getConversation = (conversationId: string) =>

@@ -44,4 +44,9 @@ describe('composerWarning', () => {
 	it('warns against sensitive content in an untrusted conversation', () => {
 		expect(composerWarning('open', { ...active, trust: 'binding_invalid' })).toMatch(/not trusted/);
 	});
+
+	it('says a reply leaves a resolved conversation resolved', () => {
+		expect(composerWarning('open', { ...active, teamState: 'resolved' })).toMatch(/leaves it resolved/);
+		expect(composerWarning('open', { ...active, teamState: 'snoozed' })).toBeNull();
+	});
 });

@@ -2,13 +2,14 @@
  * What the composer of an open conversation says before the agent writes: closed while the conversation
  * key is not open in this browser (contract 4.2 replies need K), and a warning where a reply would not
  * reach the customer (pending, awaiting_key, deleted; contract 6.4) or should not carry anything
- * sensitive (an invalid binding, contract 6.3).
+ * sensitive (an invalid binding, contract 6.3), or would not reopen it (a resolved conversation,
+ * docs/inbox-api.md §4 "Lifecycle").
  */
 import type { Conversation } from './types';
 
 export type KeyState = 'opening' | 'open' | 'no-access' | 'failed';
 
-type ComposerConversation = Pick<Conversation, 'status' | 'trust' | 'userDeleted'>;
+type ComposerConversation = Pick<Conversation, 'status' | 'trust' | 'userDeleted'> & Partial<Pick<Conversation, 'teamState'>>;
 
 /** Why the agent cannot write, or null when the key is open. */
 export function composerBlockedReason(keyState: KeyState, conversation: ComposerConversation): string | null {
@@ -28,5 +29,6 @@ export function composerWarning(keyState: KeyState, conversation: ComposerConver
 		return 'The customer cannot read new messages until their new device has the key (see above).';
 	if (conversation.trust === 'binding_invalid')
 		return 'Warning: this conversation is not trusted (invalid binding). Do not share anything sensitive.';
+	if (conversation.teamState === 'resolved') return 'This conversation is resolved: a reply leaves it resolved. Reopen it to work on it.';
 	return null;
 }

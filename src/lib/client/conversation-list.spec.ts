@@ -3,6 +3,7 @@ import {
 	compareConversations,
 	countAssignments,
 	countConversations,
+	countLifecycle,
 	filterConversations,
 	inAssignmentView,
 	mergeSorted,
@@ -135,5 +136,20 @@ describe('assignment views (docs/inbox-api.md §4 "Assignment")', () => {
 		expect(countAssignments(list, 'acc_ada')).toEqual({ mine: 1, unassigned: 1, all: 3, byAgent: { acc_ada: 1, acc_ben: 1 } });
 		expect(countAssignments(list, 'acc_ben').mine).toBe(1);
 		expect(countAssignments([], 'acc_ada')).toEqual({ mine: 0, unassigned: 0, all: 0, byAgent: {} });
+	});
+});
+
+describe('lifecycle filter (docs/inbox-api.md §4 "Lifecycle")', () => {
+	it('shows open, snoozed or resolved conversations, counts each, and leaves the others out of the assignment counts', () => {
+		const list = [
+			conversation('c1', '2026-01-03T00:00:00Z'),
+			conversation('c2', '2026-01-02T00:00:00Z', { teamState: 'resolved', assignee: { accountId: 'acc_ada', displayName: 'Ada' } }),
+			conversation('c3', '2026-01-01T00:00:00Z', { teamState: 'snoozed' })
+		];
+		const shown = (lifecycle: 'open' | 'snoozed' | 'resolved') =>
+			filterConversations(list, { lifecycle, status: 'all', unreadOnly: false, search: '' }, new Map()).map((item) => item.conversationId);
+		expect([shown('open'), shown('snoozed'), shown('resolved')]).toEqual([['c1'], ['c3'], ['c2']]);
+		expect(countLifecycle(list)).toEqual({ open: 1, snoozed: 1, resolved: 1 });
+		expect(countAssignments(list, 'acc_ada')).toEqual({ mine: 0, unassigned: 1, all: 1, byAgent: {} });
 	});
 });

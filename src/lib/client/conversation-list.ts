@@ -54,11 +54,11 @@ export interface AssignmentCounts {
 	byAgent: Record<string, number>;
 }
 
-/** Open (not closed) conversations in each assignment view. */
+/** Open conversations (not closed, resolved or snoozed) in each assignment view. */
 export function countAssignments(list: readonly Conversation[], myAccountId: string): AssignmentCounts {
 	const counts: AssignmentCounts = { mine: 0, unassigned: 0, all: 0, byAgent: {} };
 	for (const item of list) {
-		if (item.status === 'closed') continue;
+		if (item.status === 'closed' || item.teamState !== 'open') continue;
 		counts.all++;
 		const assignee = item.assignee?.accountId;
 		if (assignee === undefined) counts.unassigned++;
@@ -70,7 +70,13 @@ export function countAssignments(list: readonly Conversation[], myAccountId: str
 	return counts;
 }
 
+/** Which of the team's states the list shows (docs/inbox-api.md §4 "Lifecycle"). */
+export const LIFECYCLE_FILTERS = ['open', 'snoozed', 'resolved'] as const;
+export type LifecycleFilter = (typeof LIFECYCLE_FILTERS)[number];
+
 export interface ListFilter {
+	/** The team's state; every state when absent. */
+	lifecycle?: LifecycleFilter;
 	/** Whose conversations; `all` when absent. */
 	assignment?: AssignmentView;
 	/** Who `mine` is. */
@@ -89,8 +95,10 @@ export function filterConversations(
 ): Conversation[] {
 	const needle = filter.search.trim().toLowerCase();
 	const assignment = filter.assignment ?? 'all';
-	if (assignment === 'all' && filter.status === 'all' && !filter.unreadOnly && needle === '') return list as Conversation[];
+	if (assignment === 'all' && !filter.lifecycle && filter.status === 'all' && !filter.unreadOnly && needle === '')
+		return list as Conversation[];
 	return list.filter((item) => {
+		if (filter.lifecycle && item.teamState !== filter.lifecycle) return false;
 		if (!inAssignmentView(item, assignment, filter.myAccountId ?? '')) return false;
 		if (filter.status !== 'all' && item.status !== filter.status) return false;
 		if (filter.unreadOnly && item.unreadCount === 0) return false;
@@ -147,3 +155,10 @@ export const STATUS_LABELS: Record<StatusFilter, string> = {
 	pending: 'Pending',
 	closed: 'Closed'
 };
+
+/** Conversations in each of the team's states. */
+export function countLifecycle(list: readonly Conversation[]): Record<LifecycleFilter, number> {
+	const counts = { open: 0, snoozed: 0, resolved: 0 };
+	for (const item of list) counts[item.teamState]++;
+	return counts;
+}

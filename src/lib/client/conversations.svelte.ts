@@ -7,6 +7,7 @@ import { listConversations } from './api';
 import {
 	countAssignments,
 	countConversations,
+	countLifecycle,
 	filterConversations,
 	mergeSorted,
 	upsertSorted,
@@ -15,6 +16,7 @@ import {
 	type AssignmentCounts,
 	type AssignmentView,
 	type FilterCounts,
+	type LifecycleFilter,
 	type StatusFilter
 } from './conversation-list';
 import type { Conversation } from './types';
@@ -33,6 +35,7 @@ export class ConversationStore {
 	/** Who "Mine" is. */
 	#myAccountId = '';
 	/** The list's filters, bound by the page. */
+	lifecycle = $state<LifecycleFilter>('open');
 	assignment = $state<AssignmentView>('all');
 	status = $state<StatusFilter>('all');
 	unreadOnly = $state(false);
@@ -42,6 +45,7 @@ export class ConversationStore {
 		filterConversations(
 			this.#items,
 			{
+				lifecycle: this.lifecycle,
 				assignment: this.assignment,
 				myAccountId: this.#myAccountId,
 				status: this.status,
@@ -53,6 +57,8 @@ export class ConversationStore {
 		)
 	);
 	readonly counts: FilterCounts = $derived(countConversations(this.#items));
+	/** Conversations in each of the team's states, live. */
+	readonly lifecycleCounts = $derived(countLifecycle(this.#items));
 	/** Open conversations in each assignment view, live. */
 	readonly assignmentCounts: AssignmentCounts = $derived(countAssignments(this.#items, this.#myAccountId));
 
