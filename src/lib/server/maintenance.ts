@@ -13,8 +13,12 @@ import { pruneWebhookEvents } from './db/webhook-events';
 import { errorText, type Logger } from './log';
 
 export const MAINTENANCE_MS = 10 * 60_000;
-/** Any constant shared by every process of the inbox: the advisory lock of a maintenance run. */
-const MAINTENANCE_LOCK = 7_270_502;
+/**
+ * The advisory lock of a maintenance run, shared by every process of the inbox. Advisory locks share one
+ * key space: it must differ from every other key (LIVE_ORDER_LOCK orders live events; sharing it made
+ * every live event wait for a whole maintenance run).
+ */
+export const MAINTENANCE_LOCK = 7_270_503;
 
 type Step = (db: Database, at: Date) => Promise<unknown>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
 import type { Logger } from '../log';
-import { Maintenance } from '../maintenance';
+import { Maintenance, MAINTENANCE_LOCK } from '../maintenance';
 import { openDatabase } from './database';
 import { appendLiveEvent, LIVE_RETENTION_MS } from './live-events';
 import { deleteInBatches } from './retention';
@@ -12,6 +12,22 @@ const log: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
 describe.each(BACKENDS)('retention on %s (docs/operations.md "Retention")', (backend) => {
 	const databases = useDatabases(backend);
+
+	it.runIf(backend === 'PostgreSQL')('live events go on while a maintenance run holds its lock', async () => {
+		const db = await databases.open();
+		let appended: unknown;
+		const maintenance = new Maintenance({
+			db,
+			log,
+			now: () => t0.getTime(),
+			pruneLoginAttempts: async (at) => {
+				const blocked = new Promise((resolve) => setTimeout(() => resolve('blocked'), 5000));
+				appended = await Promise.race([appendLiveEvent(db, 'grant.progress', null, {}, at), blocked]);
+			}
+		});
+		expect(await maintenance.run()).toBe(true);
+		expect(appended).not.toBe('blocked');
+	});
 
 	it('deletes what is past its time in batches, and keeps the rest', async () => {
 		const db = await databases.open();
@@ -60,9 +76,9 @@ describe('retention with several processes on PostgreSQL', () => {
 		const maintenance = new Maintenance({ db, log, now, pruneLoginAttempts: async () => undefined });
 
 		const running = await other.withConnection(async (connection) => {
-			await connection.query('select pg_advisory_lock(7270502)');
+			await connection.query('select pg_advisory_lock($1)', [MAINTENANCE_LOCK]);
 			const skipped = await maintenance.run();
-			await connection.query('select pg_advisory_unlock(7270502)');
+			await connection.query('select pg_advisory_unlock($1)', [MAINTENANCE_LOCK]);
 			return skipped;
 		});
 		expect(running).toBe(false);
