@@ -190,3 +190,32 @@ test('resolve with undo, reopen, snooze; a customer who writes again brings the 
 	await expect(ben.page.getByTestId('team-state')).toHaveCount(0);
 	await expect(ben.page.getByTestId('activity-lines')).toContainText(`${ada.agent.displayName} reopened this conversation.`);
 });
+
+test('agents see who else is viewing or typing, and sending asks first when someone else replied meanwhile', async ({ browser, inbox }) => {
+	const { ada, ben, invitation, customer } = await teamWithCustomer(browser, inbox, 'Is anyone there?');
+	await openConversation(ada.page, invitation.conversationId);
+	await openConversation(ben.page, invitation.conversationId);
+	await expect(ada.page.getByTestId('presence')).toHaveText(`${ben.agent.displayName} is viewing`);
+
+	const bensComposer = ben.page.getByLabel('Message');
+	await bensComposer.pressSequentially('Yes, I am here');
+	await expect(ada.page.getByTestId('presence')).toHaveText(`${ben.agent.displayName} is typing…`);
+	await bensComposer.press('Enter');
+	await expect(messages(ada.page).filter({ hasText: 'Yes, I am here' })).toBeVisible();
+
+	const adasComposer = ada.page.getByLabel('Message');
+	await adasComposer.fill('Hello, how can I help?');
+	await adasComposer.press('Enter');
+	const collision = ada.page.getByTestId('collision');
+	await expect(collision).toContainText(`${ben.agent.displayName} replied since you opened this conversation`);
+	await collision.getByRole('button', { name: 'Cancel' }).click();
+	await expect(adasComposer).toHaveValue('Hello, how can I help?');
+	await adasComposer.press('Enter');
+	await ada.page.getByTestId('send-anyway').click();
+	await expect(messages(ada.page).filter({ hasText: 'Hello, how can I help?' })).toHaveAttribute('data-state', 'sent');
+	await expect.poll(async () => (await customer.messages()).filter((message) => message.senderType === 'company').length).toBe(2);
+
+	// Ben leaves: Ada no longer sees him
+	await ben.page.goto('/inbox');
+	await expect(ada.page.getByTestId('presence')).toHaveCount(0);
+});

@@ -43,6 +43,10 @@ export const saveProfile = (conversationId: string, envelope: PrivateEnvelope, v
 export const setTeamState = (conversationId: string, change: { state: 'open' | 'resolved' } | { state: 'snoozed'; snoozedUntil: string }) =>
 	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/state`, { body: change });
 
+/** Tells the other agents this one is viewing, typing, or has left (docs/inbox-api.md §4 "Presence"). */
+export const postPresence = (conversationId: string, state: 'viewing' | 'typing' | 'left') =>
+	api<void>('POST', `/api/conversations/${encodeURIComponent(conversationId)}/presence`, { body: { state } });
+
 export const getTeam = () => api<{ data: TeamMember[] }>('GET', '/api/team');
 
 export const getConversation = (conversationId: string) =>

@@ -5,6 +5,7 @@
  */
 import { getSession } from './api';
 import type { ConversationNote } from '../inbox-api/records';
+import type { PresenceEvent } from './presence';
 import type { Conversation, StoredMessage } from './types';
 
 export interface LiveHandlers {
@@ -13,6 +14,8 @@ export interface LiveHandlers {
 	read(conversationId: string, upToMessageId: string): void;
 	/** An agent added a private note (ciphertext). */
 	note(conversationId: string, note: ConversationNote): void;
+	/** An agent is viewing, typing in, or left a conversation. */
+	presence(event: PresenceEvent): void;
 	/** The server cannot replay the missed events: reload everything. */
 	resync(): void;
 	/** The stream is live again after a reconnection (missed events were replayed). */
@@ -69,6 +72,7 @@ export class LiveEvents {
 			const event = data as { conversationId: string; note: ConversationNote };
 			this.handlers.note(event.conversationId, event.note);
 		});
+		on('presence', (data) => this.handlers.presence(data as PresenceEvent));
 		on('resync', () => this.handlers.resync());
 		source.addEventListener('error', () => {
 			if (source.readyState === EventSource.CONNECTING) {

@@ -43,6 +43,9 @@ export class InboxState {
 		this.live = new LiveEvents({
 			conversation: (conversation) => this.conversationChanged(conversation),
 			message: (conversationId, message) => void this.messageArrived(conversationId, message),
+			presence: (event) => {
+				if (this.thread?.conversationId === event.conversationId) this.thread.presenceSeen(event);
+			},
 			note: (conversationId, note) => {
 				if (this.thread?.conversationId === conversationId) void this.thread.receiveNote(note).catch(() => undefined);
 			},

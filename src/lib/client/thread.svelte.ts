@@ -15,7 +15,8 @@ import { v1Call } from './proxy';
 import { itemsToDecrypt, mergeMessages, shownMessageIds, toThreadMessage, type ThreadMessage } from './thread-messages';
 import { ThreadSender } from './thread-sender';
 import { Throttle } from './throttle';
-import { addNote, listNotes, saveProfile } from './api';
+import { addNote, listNotes, postPresence, saveProfile } from './api';
+import { browserNow, withPresence, type PresenceEvent } from './presence';
 import { parseProfileText, profileText, type ProfileFields } from './profile';
 import { mergeNotes, toThreadNote, type ThreadNote } from './thread-notes';
 import type { ConversationNote } from '../inbox-api/records';
@@ -24,6 +25,8 @@ import type { Conversation, StoredMessage } from './types';
 
 const PAGE_SIZE = 50;
 const TYPING_INTERVAL_MS = 4000;
+/** How often an open thread tells the other agents it is viewed. */
+const VIEWING_INTERVAL_MS = 10_000;
 
 /** The worker calls a thread makes (the page's CryptoWorkerClient). */
 export type ThreadCrypto = Pick<
@@ -62,6 +65,11 @@ export class ThreadStore {
 	#customerReadUpTo = $state<string | null>(null);
 	#notes = $state.raw<ThreadNote[]>([]);
 	#profile = $state.raw<DecryptedProfile | null>(null);
+	#presence = $state.raw<PresenceEvent[]>([]);
+	/** Who else replied since this thread was opened (sending asks first), or null. */
+	#othersReplied = $state<string | null>(null);
+	readonly #openedAt = browserNow();
+	#viewingTimer: ReturnType<typeof setInterval> | undefined;
 	/** The authors of the company's messages loaded here, by clientMessageId. */
 	#authors = $state.raw<ReadonlyMap<string, MessageAuthor>>(NO_AUTHORS);
 	/** Why the composer is closed (the key is not open here), or null when the agent can write. */
@@ -126,6 +134,34 @@ export class ThreadStore {
 	/** The customer's profile, decrypted here (null before anyone wrote one, or while it cannot be read). */
 	get profile(): DecryptedProfile | null {
 		return this.#profile;
+	}
+
+	/** What the other agents said of this conversation lately (viewing, typing, left). */
+	get presence(): readonly PresenceEvent[] {
+		return this.#presence;
+	}
+
+	/** The name of another agent who replied since this thread was opened, until the agent sends anyway. */
+	get othersReplied(): string | null {
+		return this.#othersReplied;
+	}
+
+	acknowledgeOthersReplies(): void {
+		this.#othersReplied = null;
+	}
+
+	/** Another agent's presence (from `/api/events`). */
+	presenceSeen(event: PresenceEvent): void {
+		// timed by this browser's clock, which the expiry compares with (the server's may differ)
+		if (event.accountId !== this.context.accountId) this.#presence = withPresence(this.#presence, { ...event, at: browserNow() });
+	}
+
+	/** Says this agent views the conversation, now and every few seconds until the thread is closed. */
+	private announceViewing(): void {
+		if (this.#viewingTimer || this.disposed) return;
+		const announce = () => void postPresence(this.conversationId, 'viewing').catch(() => undefined);
+		announce();
+		this.#viewingTimer = setInterval(announce, VIEWING_INTERVAL_MS);
 	}
 
 	/** Why a note cannot be written here (the key is not open in this browser), or null. */
@@ -206,6 +242,7 @@ export class ThreadStore {
 			return;
 		}
 		this.#keyState = 'open';
+		this.announceViewing();
 		await Promise.all([this.loadNewest(), this.loadNotes(), this.readProfile()]);
 		await this.sender.restorePending();
 	}
@@ -247,6 +284,12 @@ export class ThreadStore {
 		const found = await this.context.authors.lookUp(wanted).catch(() => []);
 		if (this.disposed || found.length === 0) return;
 		this.#authors = withAuthors(this.#authors, found);
+		const otherReply = messages.findLast((m) => {
+			const author = m.clientMessageId ? this.#authors.get(m.clientMessageId) : undefined;
+			return m.createdAt > this.#openedAt && author?.origin === 'agent' && author.accountId !== this.context.accountId;
+		});
+		const otherAuthor = otherReply?.clientMessageId ? this.#authors.get(otherReply.clientMessageId) : undefined;
+		if (otherAuthor?.origin === 'agent') this.#othersReplied = otherAuthor.displayName;
 	}
 
 	private newestStored(): ThreadMessage | undefined {
@@ -380,6 +423,7 @@ export class ThreadStore {
 	typed(): void {
 		if (this.#keyState !== 'open' || this.#conversation.status !== 'active' || !this.typing.take()) return;
 		void v1Call(v1.typing(this.conversationId), { idempotencyKey: newIdempotencyKey('typing') }).catch(() => undefined);
+		void postPresence(this.conversationId, 'typing').catch(() => undefined);
 	}
 
 	async close(): Promise<void> {
@@ -461,6 +505,10 @@ export class ThreadStore {
 
 	/** Forgets plaintext and files (the page is leaving the thread or the key was locked). */
 	dispose(): void {
+		if (this.#viewingTimer) {
+			clearInterval(this.#viewingTimer);
+			void postPresence(this.conversationId, 'left').catch(() => undefined);
+		}
 		this.disposed = true;
 		this.sender.forgetFiles();
 		this.#messages = [];

@@ -12,6 +12,7 @@ import { changeTeamState, parseTeamStateChange } from '../conversations/lifecycl
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
 import { getConversationView, listConversationViews, type Trust } from '../db/conversations';
 import { listStoredMessages } from '../db/messages';
+import { appendLiveEvent } from '../db/live-events';
 import { json, readJsonObject } from '../http/responses';
 import { idParam, requireSession, route, type ApiEvent } from './event';
 
@@ -127,4 +128,29 @@ export const putTeamState = route(async (event, inbox) => {
 	const change = parseTeamStateChange(await readJsonObject(event.request, 4 * 1024), new Date(inbox.now()));
 	await changeTeamState(inbox, account, conversationId, change);
 	return json(await getConversationView(inbox.db, account, conversationId));
+});
+
+const PRESENCE_STATES = ['viewing', 'typing', 'left'] as const;
+
+/**
+ * Who else is on a conversation (docs/inbox-api.md §4 "Presence"): the page says it is viewing (every
+ * 10 s), typing, or has left; every open inbox hears it through the live stream, whichever process it is
+ * connected to. Nothing is kept but the live event.
+ */
+export const postPresence = route(async (event, inbox) => {
+	const { account } = requireSession(event);
+	const conversationId = idParam(event, 'conversationId');
+	const { state } = await readJsonObject(event.request, 1024);
+	if (!PRESENCE_STATES.includes(state as (typeof PRESENCE_STATES)[number])) {
+		throw new ContractError('INVALID_REQUEST', `state must be one of ${PRESENCE_STATES.join(', ')}`);
+	}
+	const now = new Date(inbox.now());
+	await appendLiveEvent(
+		inbox.db,
+		'presence',
+		conversationId,
+		{ conversationId, accountId: account.accountId, displayName: account.displayName, state, at: now.toISOString() },
+		now
+	);
+	return new Response(null, { status: 204 });
 });

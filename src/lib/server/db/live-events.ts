@@ -16,7 +16,7 @@ export const LIVE_ORDER_LOCK = 7_270_502;
 export const LIVE_RETENTION_MS = 24 * 3600_000;
 
 export type LiveEventType =
-	'conversation.started' | 'conversation.changed' | 'message.created' | 'message.read' | 'note.created' | 'grant.progress';
+	'conversation.started' | 'conversation.changed' | 'message.created' | 'message.read' | 'note.created' | 'presence' | 'grant.progress';
 
 export interface LiveEvent {
 	id: number;

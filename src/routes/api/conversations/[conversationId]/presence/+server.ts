@@ -1,0 +1,6 @@
+/** Who else is viewing or typing in a conversation (docs/inbox-api.md §4 "Presence"). */
+import { postPresence } from '$lib/server/api/conversations';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const POST = postPresence;
+export const fallback = methodNotAllowed;
