@@ -32,6 +32,7 @@ function conversation(id: string, lastActivityAt: string, extra: Partial<Convers
 		assignee: null,
 		activity: [],
 		profile: null,
+		labels: [],
 		...extra
 	};
 }

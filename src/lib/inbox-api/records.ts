@@ -115,6 +115,8 @@ export interface ConversationView {
 	assignee: { accountId: string; displayName: string } | null;
 	/** The latest team activity, oldest first. */
 	activity: ConversationActivity[];
+	/** The ids of the labels on it (§4 "Labels"). */
+	labels: string[];
 	/** The customer's profile (name, contact notes) as ciphertext, or null before anyone wrote one. */
 	profile: CustomerProfile | null;
 }
@@ -151,4 +153,23 @@ export interface ConversationNote {
 	authorName: string;
 	envelope: PrivateEnvelope;
 	createdAt: string;
+}
+
+/** The colours a label may have (§4 "Labels"): names, never CSS, so nothing but a colour reaches a page. */
+export const LABEL_COLORS = ['gray', 'red', 'orange', 'yellow', 'green', 'teal', 'blue', 'purple', 'pink'] as const;
+export type LabelColor = (typeof LABEL_COLORS)[number];
+
+export interface Label {
+	labelId: string;
+	name: string;
+	color: LabelColor;
+}
+
+/** A canned reply (§4 "Canned replies"): the team's (`scope` team) or the agent's own. */
+export interface CannedReply {
+	replyId: string;
+	scope: 'team' | 'personal';
+	shortcut: string;
+	body: string;
+	updatedAt: string;
 }

@@ -210,6 +210,7 @@ interface ViewRow {
 	snoozed_until: Date | null;
 	activity: ConversationActivity[];
 	profile: CustomerProfile | null;
+	labels: string[];
 }
 
 const VIEW_SELECT = `
@@ -226,7 +227,9 @@ const VIEW_SELECT = `
 	       ${ACTIVITY_SELECT} as activity,
 	       (select jsonb_build_object('authorId', p.author_id, 'authorName', p.author_name, 'envelope', p.envelope, 'version', p.version,
 	                 'updatedAt', to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
-	          from customer_profiles p where p.conversation_id = c.conversation_id) as profile
+	          from customer_profiles p where p.conversation_id = c.conversation_id) as profile,
+	       coalesce((select jsonb_agg(l.label_id order by l.label_id) from conversation_labels l where l.conversation_id = c.conversation_id),
+	         '[]'::jsonb) as labels
 	from conversations c
 	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1
 	left join accounts assignee on assignee.account_id = c.assignee_id`;
@@ -251,7 +254,8 @@ function toView(row: ViewRow): ConversationView {
 		snoozedUntil: row.snoozed_until ? isoSeconds(row.snoozed_until) : null,
 		assignee: row.assignee_id && row.assignee_name ? { accountId: row.assignee_id, displayName: row.assignee_name } : null,
 		activity: row.activity,
-		profile: row.profile
+		profile: row.profile,
+		labels: row.labels
 	};
 }
 

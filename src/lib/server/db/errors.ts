@@ -9,6 +9,16 @@ export function isUniqueViolation(error: unknown): boolean {
 	return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
+/** Runs `work`; a unique violation in it becomes `409 ALREADY_EXISTS` with `message`. */
+export async function uniquely<T>(message: string, work: () => Promise<T>): Promise<T> {
+	try {
+		return await work();
+	} catch (error) {
+		if (isUniqueViolation(error)) throw new ContractError('ALREADY_EXISTS', message);
+		throw error;
+	}
+}
+
 /** A failure of the database rather than of the request: connection, shutdown, time-out, a closed PGlite. */
 export function isDatabaseUnavailable(error: unknown): boolean {
 	if (typeof error !== 'object' || error === null) return false;

@@ -16,7 +16,14 @@ export const LIVE_ORDER_LOCK = 7_270_502;
 export const LIVE_RETENTION_MS = 24 * 3600_000;
 
 export type LiveEventType =
-	'conversation.started' | 'conversation.changed' | 'message.created' | 'message.read' | 'note.created' | 'presence' | 'grant.progress';
+	| 'conversation.started'
+	| 'conversation.changed'
+	| 'message.created'
+	| 'message.read'
+	| 'note.created'
+	| 'presence'
+	| 'labels.changed'
+	| 'grant.progress';
 
 export interface LiveEvent {
 	id: number;

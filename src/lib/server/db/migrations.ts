@@ -429,5 +429,36 @@ alter table conversations add column team_state text not null default 'open' che
 alter table conversations add column snoozed_until timestamptz;
 create index conversations_snoozed on conversations (snoozed_until) where team_state = 'snoozed';
 `
+	},
+	{
+		version: 17,
+		name: 'labels and canned replies',
+		sql: `
+-- Coloured labels admins manage and agents put on conversations (src/lib/server/conversations/labels.ts).
+create table labels (
+	label_id text primary key,
+	name text not null unique,
+	color text not null,
+	created_at timestamptz not null
+);
+create table conversation_labels (
+	conversation_id text not null,
+	label_id text not null references labels (label_id) on delete cascade,
+	added_at timestamptz not null,
+	primary key (conversation_id, label_id)
+);
+create index conversation_labels_by_label on conversation_labels (label_id);
+
+-- Canned replies (src/lib/server/canned-replies.ts): the team's (owner_id null, made by admins) and each
+-- agent's own; a shortcut is unique per owner.
+create table canned_replies (
+	reply_id text primary key,
+	owner_id text references accounts (account_id) on delete cascade,
+	shortcut text not null,
+	body text not null,
+	updated_at timestamptz not null
+);
+create unique index canned_replies_shortcut on canned_replies (coalesce(owner_id, ''), shortcut);
+`
 	}
 ];

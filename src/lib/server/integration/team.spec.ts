@@ -269,4 +269,79 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md §4 �
 		const ada = await harness.login();
 		expect((await ada.put(`/api/conversations/${id}/state`, { state: 'resolved' })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
 	});
+
+	it('labels: admins manage them, anyone with access sets them on a conversation, and every inbox hears of it', async () => {
+		const grace = await harness.login(ADMIN);
+		const ada = await harness.login();
+		const invited = await grace.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		const id = customer.conversationId;
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}`)).body.status, { timeout: 20_000 }).toBe('active');
+
+		const events = await ada.events();
+		await events.waitFor((event) => event.event === 'ready');
+		const vip = await grace.post('/api/admin/labels', { name: 'VIP', color: 'purple' });
+		expect(vip.status).toBe(201);
+		await events.waitFor((event) => event.event === 'labels.changed');
+		const refund = (await grace.post('/api/admin/labels', { name: 'Refund', color: 'orange' })).body;
+		expect((await ada.get('/api/labels')).body.data.map((label: { name: string }) => label.name)).toEqual(['Refund', 'VIP']);
+		expect((await ada.post('/api/admin/labels', { name: 'Mine', color: 'red' })).body.error.code).toBe('FORBIDDEN');
+		expect((await grace.post('/api/admin/labels', { name: 'vip2', color: 'url(javascript:1)' })).body.error.code).toBe('INVALID_REQUEST');
+		expect((await grace.post('/api/admin/labels', { name: 'VIP', color: 'red' })).body.error.code).toBe('ALREADY_EXISTS');
+
+		const labelled = await grace.put(`/api/conversations/${id}/labels`, { labelIds: [vip.body.labelId, refund.labelId, vip.body.labelId] });
+		expect(labelled.body.labels).toEqual([vip.body.labelId, refund.labelId].sort());
+		const seen = await events.waitFor(
+			(event) =>
+				event.event === 'conversation.changed' &&
+				event.data.conversation.conversationId === id &&
+				event.data.conversation.labels.length === 2
+		);
+		expect(seen.data.conversation.labels).toHaveLength(2);
+		expect((await grace.put(`/api/conversations/${id}/labels`, { labelIds: ['lbl_nope'] })).body.error.code).toBe('INVALID_REQUEST');
+		expect((await ada.put(`/api/conversations/${id}/labels`, { labelIds: [] })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
+
+		expect((await grace.patch(`/api/admin/labels/${refund.labelId}`, { name: 'Refunds', color: 'red' })).status).toBe(200);
+		expect((await grace.request('DELETE', `/api/admin/labels/${vip.body.labelId}`)).status).toBe(204);
+		expect((await grace.get(`/api/conversations/${id}`)).body.labels).toEqual([refund.labelId]);
+		expect((await ada.get('/api/labels')).body.data).toEqual([{ labelId: refund.labelId, name: 'Refunds', color: 'red' }]);
+		expect((await grace.request('DELETE', `/api/admin/labels/${vip.body.labelId}`)).status).toBe(404);
+		events.close();
+	});
+
+	it("canned replies: the team's are made by admins, everyone keeps their own, nobody sees another's", async () => {
+		const grace = await harness.login(ADMIN);
+		const ada = await harness.login();
+		const alan = await loginAlan(grace);
+		const team = await grace.post('/api/canned-replies', {
+			scope: 'team',
+			shortcut: 'thanks',
+			body: 'Thank you, {{customer.name}}! — {{agent.name}}'
+		});
+		expect(team.status).toBe(201);
+		expect((await ada.post('/api/canned-replies', { scope: 'team', shortcut: 'hack', body: 'x' })).body.error.code).toBe('FORBIDDEN');
+		const own = await ada.post('/api/canned-replies', { scope: 'personal', shortcut: 'thanks', body: 'Cheers!' });
+		expect(own.status).toBe(201);
+		expect((await ada.post('/api/canned-replies', { scope: 'personal', shortcut: 'thanks', body: 'again' })).body.error.code).toBe(
+			'ALREADY_EXISTS'
+		);
+		for (const bad of [
+			{ scope: 'personal', shortcut: 'Has Space', body: 'x' },
+			{ scope: 'personal', shortcut: 'ok', body: '  ' },
+			{ scope: 'all', shortcut: 'ok', body: 'x' }
+		]) {
+			expect((await ada.post('/api/canned-replies', bad)).body.error.code).toBe('INVALID_REQUEST');
+		}
+		const shortcuts = async (client: InboxClient) =>
+			((await client.get('/api/canned-replies')).body.data as { scope: string; shortcut: string }[]).map(
+				(reply) => `${reply.scope}:${reply.shortcut}`
+			);
+		expect(await shortcuts(ada)).toEqual(['personal:thanks', 'team:thanks']);
+		expect(await shortcuts(alan)).toEqual(['team:thanks']);
+		expect((await alan.request('DELETE', `/api/canned-replies/${own.body.replyId}`)).status).toBe(404);
+		expect((await ada.request('DELETE', `/api/canned-replies/${team.body.replyId}`)).body.error.code).toBe('FORBIDDEN');
+		expect((await ada.request('DELETE', `/api/canned-replies/${own.body.replyId}`)).status).toBe(204);
+		expect((await grace.request('DELETE', `/api/canned-replies/${team.body.replyId}`)).status).toBe(204);
+		expect(await shortcuts(ada)).toEqual([]);
+	});
 });

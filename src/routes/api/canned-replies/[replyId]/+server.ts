@@ -1,0 +1,6 @@
+/** Deletes a canned reply (docs/inbox-api.md §4 "Canned replies"). */
+import { removeCannedReply } from '$lib/server/api/team-vocabulary';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const DELETE = removeCannedReply;
+export const fallback = methodNotAllowed;
