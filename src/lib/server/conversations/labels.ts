@@ -28,7 +28,7 @@ export function parseLabelFields(body: Record<string, unknown>, partial: boolean
 	const fields: Partial<Pick<Label, 'name' | 'color'>> = {};
 	if (body.name !== undefined || !partial) {
 		const name = typeof body.name === 'string' ? body.name.trim() : '';
-		if (name.length < 1 || name.length > 40 || /[\u0000-\u001f]/.test(name))
+		if (name.length < 1 || name.length > 40 || [...name].some((character) => character < ' '))
 			throw new ContractError('INVALID_REQUEST', 'name must be 1 to 40 characters');
 		fields.name = name;
 	}
