@@ -219,3 +219,25 @@ test('agents see who else is viewing or typing, and sending asks first when some
 	await ben.page.goto('/inbox');
 	await expect(ada.page.getByTestId('presence')).toHaveCount(0);
 });
+
+test('labels set in the thread show on every agent’s list at once and filter it', async ({ browser, inbox }) => {
+	const admin = await inbox.admin();
+	const urgent = await admin.call<{ labelId: string }>('POST', '/api/admin/labels', { name: `Urgent ${Date.now()}`, color: 'red' });
+	const { ada, ben, invitation } = await teamWithCustomer(browser, inbox, 'My lamp is on fire');
+	await openConversation(ada.page, invitation.conversationId);
+	await ada.page.getByTestId('label-picker').locator('summary').click();
+	const picker = ada.page.getByTestId('label-picker');
+	await picker
+		.locator('label', { has: ada.page.locator(`[data-label-id="${urgent.labelId}"]`) })
+		.getByTestId('label-option')
+		.check();
+
+	const bensRow = ben.page.locator(`a[data-conversation-id="${invitation.conversationId}"]`);
+	await expect(bensRow.locator(`[data-label-id="${urgent.labelId}"]`)).toBeVisible();
+	await ben.page.getByTestId('label-filter').selectOption(urgent.labelId);
+	await expect(bensRow).toBeVisible();
+	await expect(ben.page.locator('a[data-conversation-id]')).toHaveCount(1);
+
+	await admin.call('DELETE', `/api/admin/labels/${urgent.labelId}`);
+	await expect(ada.page.getByTestId('thread').locator(`[data-label-id="${urgent.labelId}"]`)).toHaveCount(0);
+});

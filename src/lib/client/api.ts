@@ -5,7 +5,7 @@
  */
 import type { ConversationStatus } from '../wire/v1-records';
 import type { PrivateEnvelope } from '../crypto/private-record';
-import type { ConversationNote } from '../inbox-api/records';
+import type { CannedReply, ConversationNote, Label, LabelColor } from '../inbox-api/records';
 import { api } from './http';
 import type { Account, Conversation, Invitation, Page, SessionInfo, StoredMessage, TeamMember, Trust } from './types';
 import { queryString } from '../query-string';
@@ -46,6 +46,23 @@ export const setTeamState = (conversationId: string, change: { state: 'open' | '
 /** Tells the other agents this one is viewing, typing, or has left (docs/inbox-api.md §4 "Presence"). */
 export const postPresence = (conversationId: string, state: 'viewing' | 'typing' | 'left') =>
 	api<void>('POST', `/api/conversations/${encodeURIComponent(conversationId)}/presence`, { body: { state } });
+
+export const listLabels = () => api<{ data: Label[] }>('GET', '/api/labels');
+
+/** Sets exactly these labels on the conversation (docs/inbox-api.md §4 "Labels"). */
+export const setConversationLabels = (conversationId: string, labelIds: string[]) =>
+	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/labels`, { body: { labelIds } });
+
+export const createLabel = (label: { name: string; color: LabelColor }) => api<Label>('POST', '/api/admin/labels', { body: label });
+
+export const deleteLabel = (labelId: string) => api<void>('DELETE', `/api/admin/labels/${encodeURIComponent(labelId)}`);
+
+export const listCannedReplies = () => api<{ data: CannedReply[] }>('GET', '/api/canned-replies');
+
+export const createCannedReply = (reply: { scope: 'team' | 'personal'; shortcut: string; body: string }) =>
+	api<CannedReply>('POST', '/api/canned-replies', { body: reply });
+
+export const deleteCannedReply = (replyId: string) => api<void>('DELETE', `/api/canned-replies/${encodeURIComponent(replyId)}`);
 
 export const getTeam = () => api<{ data: TeamMember[] }>('GET', '/api/team');
 

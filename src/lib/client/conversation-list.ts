@@ -75,6 +75,8 @@ export const LIFECYCLE_FILTERS = ['open', 'snoozed', 'resolved'] as const;
 export type LifecycleFilter = (typeof LIFECYCLE_FILTERS)[number];
 
 export interface ListFilter {
+	/** Only conversations with this label. */
+	label?: string;
 	/** The team's state; every state when absent. */
 	lifecycle?: LifecycleFilter;
 	/** Whose conversations; `all` when absent. */
@@ -95,10 +97,11 @@ export function filterConversations(
 ): Conversation[] {
 	const needle = filter.search.trim().toLowerCase();
 	const assignment = filter.assignment ?? 'all';
-	if (assignment === 'all' && !filter.lifecycle && filter.status === 'all' && !filter.unreadOnly && needle === '')
+	if (assignment === 'all' && !filter.label && !filter.lifecycle && filter.status === 'all' && !filter.unreadOnly && needle === '')
 		return list as Conversation[];
 	return list.filter((item) => {
 		if (filter.lifecycle && item.teamState !== filter.lifecycle) return false;
+		if (filter.label && !item.labels?.includes(filter.label)) return false;
 		if (!inAssignmentView(item, assignment, filter.myAccountId ?? '')) return false;
 		if (filter.status !== 'all' && item.status !== filter.status) return false;
 		if (filter.unreadOnly && item.unreadCount === 0) return false;

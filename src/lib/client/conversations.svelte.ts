@@ -36,6 +36,8 @@ export class ConversationStore {
 	#myAccountId = '';
 	/** The list's filters, bound by the page. */
 	lifecycle = $state<LifecycleFilter>('open');
+	/** A label id, or '' for any. */
+	label = $state('');
 	assignment = $state<AssignmentView>('all');
 	status = $state<StatusFilter>('all');
 	unreadOnly = $state(false);
@@ -46,6 +48,7 @@ export class ConversationStore {
 			this.#items,
 			{
 				lifecycle: this.lifecycle,
+				label: this.label || undefined,
 				assignment: this.assignment,
 				myAccountId: this.#myAccountId,
 				status: this.status,

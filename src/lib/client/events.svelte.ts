@@ -14,6 +14,8 @@ export interface LiveHandlers {
 	read(conversationId: string, upToMessageId: string): void;
 	/** An agent added a private note (ciphertext). */
 	note(conversationId: string, note: ConversationNote): void;
+	/** An admin changed the team's labels. */
+	labels(): void;
 	/** An agent is viewing, typing in, or left a conversation. */
 	presence(event: PresenceEvent): void;
 	/** The server cannot replay the missed events: reload everything. */
@@ -73,6 +75,7 @@ export class LiveEvents {
 			this.handlers.note(event.conversationId, event.note);
 		});
 		on('presence', (data) => this.handlers.presence(data as PresenceEvent));
+		on('labels.changed', () => this.handlers.labels());
 		on('resync', () => this.handlers.resync());
 		source.addEventListener('error', () => {
 			if (source.readyState === EventSource.CONNECTING) {

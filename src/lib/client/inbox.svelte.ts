@@ -7,7 +7,7 @@ import pMap from 'p-map';
 import { getContext, setContext } from 'svelte';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
 import { v1 } from '../wire/v1';
-import { getCompanyKey, getConversation, getTeam } from './api';
+import { getCompanyKey, getConversation, getTeam, listLabels } from './api';
 import { ConversationStore } from './conversations.svelte';
 import { LiveEvents } from './events.svelte';
 import { explainMessageProblem } from './explain';
@@ -16,6 +16,7 @@ import { parseProfileText } from './profile';
 import { v1Call } from './proxy';
 import { ThreadStore } from './thread.svelte';
 import type { Conversation, StoredMessage, TeamMember } from './types';
+import type { Label } from '../inbox-api/records';
 
 const CONTEXT = Symbol('inbox');
 const PREFETCHED_PREVIEWS = 30;
@@ -24,6 +25,8 @@ const PREVIEW_REQUESTS_AT_ONCE = 3;
 
 export class InboxState {
 	readonly conversations: ConversationStore;
+	/** The team's labels (docs/inbox-api.md §4 "Labels"). */
+	labels = $state.raw<Label[]>([]);
 	/** The team's names, for the assignment pickers and the admins' view by agent. */
 	team = $state.raw<TeamMember[]>([]);
 	readonly live: LiveEvents;
@@ -43,6 +46,7 @@ export class InboxState {
 		this.live = new LiveEvents({
 			conversation: (conversation) => this.conversationChanged(conversation),
 			message: (conversationId, message) => void this.messageArrived(conversationId, message),
+			labels: () => this.loadLabels(),
 			presence: (event) => {
 				if (this.thread?.conversationId === event.conversationId) this.thread.presenceSeen(event);
 			},
@@ -67,8 +71,15 @@ export class InboxState {
 		void getTeam()
 			.then(({ data }) => (this.team = data))
 			.catch(() => undefined);
+		this.loadLabels();
 		void getCompanyKey()
 			.then((key) => (this.companyFingerprint = key.fingerprint))
+			.catch(() => undefined);
+	}
+
+	private loadLabels(): void {
+		void listLabels()
+			.then(({ data }) => (this.labels = data))
 			.catch(() => undefined);
 	}
 
