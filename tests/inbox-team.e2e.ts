@@ -3,7 +3,7 @@
  * conversations and see what the others do.
  */
 import type { Browser, Page } from '@playwright/test';
-import { expect, messages, openConversation, readyAgent, test, unlock, type Agent, type InboxStack } from './support/inbox-e2e';
+import { expect, messages, navLink, openConversation, readyAgent, test, unlock, type Agent, type InboxStack } from './support/inbox-e2e';
 
 interface AgentBrowser {
 	page: Page;
@@ -240,4 +240,39 @@ test('labels set in the thread show on every agent’s list at once and filter i
 
 	await admin.call('DELETE', `/api/admin/labels/${urgent.labelId}`);
 	await expect(ada.page.getByTestId('thread').locator(`[data-label-id="${urgent.labelId}"]`)).toHaveCount(0);
+});
+
+test('canned replies: the team’s and one’s own, inserted with / and filled in with the names', async ({ browser, inbox }) => {
+	const admin = await inbox.admin();
+	const shortcut = `thanks${Date.now().toString(36)}`;
+	await admin.call('POST', '/api/canned-replies', { scope: 'team', shortcut, body: 'Thank you, {{customer.name}}! — {{agent.name}}' });
+	const { ada, invitation, customer } = await teamWithCustomer(browser, inbox, 'Got it, thanks');
+
+	await navLink(ada.page, 'Replies').click();
+	await ada.page.getByLabel('Shortcut').fill('track');
+	await ada.page.getByLabel('Reply').fill('Your tracking number is on its way.');
+	await ada.page.getByTestId('canned-add').click();
+	await expect(ada.page.getByTestId('canned-reply').filter({ hasText: '/track' })).toContainText('Me');
+	await expect(ada.page.getByTestId('canned-reply').filter({ hasText: `/${shortcut}` })).toContainText('Team');
+
+	await navLink(ada.page, 'Inbox').click();
+	await openConversation(ada.page, invitation.conversationId);
+	await ada.page.getByRole('button', { name: 'Details' }).click();
+	await ada.page.getByTestId('profile-name').fill('Zoë');
+	await ada.page.getByTestId('profile-save').click();
+	await expect(ada.page.getByTestId('thread-title')).toHaveText('Zoë');
+	await ada.page.getByRole('button', { name: 'Details' }).click();
+
+	const composer = ada.page.getByLabel('Message');
+	await composer.pressSequentially(`/${shortcut.slice(0, 4)}`);
+	await expect(ada.page.getByTestId('canned-suggestion')).toHaveCount(1);
+	await composer.press('Enter');
+	await expect(composer).toHaveValue(`Thank you, Zoë! — ${ada.agent.displayName}`);
+	await composer.press('Enter');
+	await expect
+		.poll(async () => (await customer.messages()).map((message) => message.text))
+		.toContain(`Thank you, Zoë! — ${ada.agent.displayName}`);
+	await composer.pressSequentially('/tr');
+	await ada.page.getByTestId('canned-suggestion').filter({ hasText: '/track' }).click();
+	await expect(composer).toHaveValue('Your tracking number is on its way.');
 });

@@ -7,7 +7,7 @@ import pMap from 'p-map';
 import { getContext, setContext } from 'svelte';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
 import { v1 } from '../wire/v1';
-import { getCompanyKey, getConversation, getTeam, listLabels } from './api';
+import { getCompanyKey, getConversation, getTeam, listCannedReplies, listLabels } from './api';
 import { ConversationStore } from './conversations.svelte';
 import { LiveEvents } from './events.svelte';
 import { explainMessageProblem } from './explain';
@@ -16,7 +16,7 @@ import { parseProfileText } from './profile';
 import { v1Call } from './proxy';
 import { ThreadStore } from './thread.svelte';
 import type { Conversation, StoredMessage, TeamMember } from './types';
-import type { Label } from '../inbox-api/records';
+import type { CannedReply, Label } from '../inbox-api/records';
 
 const CONTEXT = Symbol('inbox');
 const PREFETCHED_PREVIEWS = 30;
@@ -25,6 +25,8 @@ const PREVIEW_REQUESTS_AT_ONCE = 3;
 
 export class InboxState {
 	readonly conversations: ConversationStore;
+	/** The team's canned replies and this agent's own (docs/inbox-api.md §4 "Canned replies"). */
+	cannedReplies = $state.raw<CannedReply[]>([]);
 	/** The team's labels (docs/inbox-api.md §4 "Labels"). */
 	labels = $state.raw<Label[]>([]);
 	/** The team's names, for the assignment pickers and the admins' view by agent. */
@@ -72,6 +74,7 @@ export class InboxState {
 			.then(({ data }) => (this.team = data))
 			.catch(() => undefined);
 		this.loadLabels();
+		this.loadCannedReplies();
 		void getCompanyKey()
 			.then((key) => (this.companyFingerprint = key.fingerprint))
 			.catch(() => undefined);
@@ -80,6 +83,13 @@ export class InboxState {
 	private loadLabels(): void {
 		void listLabels()
 			.then(({ data }) => (this.labels = data))
+			.catch(() => undefined);
+	}
+
+	/** Reads the canned replies again (at start, and after the agent changed them). */
+	loadCannedReplies(): void {
+		void listCannedReplies()
+			.then(({ data }) => (this.cannedReplies = data))
 			.catch(() => undefined);
 	}
 
