@@ -5,7 +5,7 @@
  */
 import QRCode from 'qrcode';
 import { fingerprintFromB64u } from '../src/lib/client/format';
-import { expect, navLink, readyAgent, screenshot, test } from './support/inbox-e2e';
+import { expect, navLink, readyAgent, screenshot, test, unlock } from './support/inbox-e2e';
 
 /** The SVG path our QR component draws for `text` (src/lib/ui/QrCode.svelte), to prove the code encodes the link. */
 function qrPath(text: string): string {
@@ -75,4 +75,23 @@ test('an agent invites a new customer with a link and a QR code; the conversatio
 	await expect(page.getByTestId('company-fingerprint')).toHaveText(company.fingerprint);
 	await page.keyboard.press('Escape');
 	await expect(page.getByTestId('company-fingerprint')).toBeHidden();
+});
+
+test('pending invitations are listed with their expiry, shown again after a reload, and revoked', async ({ page, inbox }) => {
+	const agent = await readyAgent(page, inbox, 'pending');
+	await navLink(page, 'Invite').click();
+	await page.getByTestId('create-invitation').click();
+	const first = page.getByTestId('invitation').first();
+	const link = await first.getByTestId('invitation-link').inputValue();
+	const conversationId = (await first.getAttribute('data-conversation-id')) as string;
+
+	await page.reload();
+	await unlock(page);
+	const row = page.getByTestId('pending-invite').filter({ hasText: conversationId });
+	await expect(row).toContainText(agent.displayName);
+	await row.getByTestId('show-invite').click();
+	await expect(page.getByTestId('invitation').first().getByTestId('invitation-link')).toHaveValue(link);
+	await row.getByTestId('revoke-invite').click();
+	await expect(row).toHaveCount(0);
+	await expect(page.getByTestId('invitation')).toHaveCount(0);
 });

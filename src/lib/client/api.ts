@@ -5,7 +5,7 @@
  */
 import type { ConversationStatus } from '../wire/v1-records';
 import type { PrivateEnvelope } from '../crypto/private-record';
-import type { CannedReply, ConversationNote, Label, LabelColor } from '../inbox-api/records';
+import type { CannedReply, ConversationNote, Label, LabelColor, PendingInvite } from '../inbox-api/records';
 import { api } from './http';
 import type { Account, Conversation, Invitation, Page, SessionInfo, StoredMessage, TeamMember, Trust } from './types';
 import { queryString } from '../query-string';
@@ -63,6 +63,13 @@ export const createCannedReply = (reply: { scope: 'team' | 'personal'; shortcut:
 	api<CannedReply>('POST', '/api/canned-replies', { body: reply });
 
 export const deleteCannedReply = (replyId: string) => api<void>('DELETE', `/api/canned-replies/${encodeURIComponent(replyId)}`);
+
+/** Invitations the customers have not answered yet (docs/inbox-api.md §5). */
+export const listPendingInvites = () => api<{ data: PendingInvite[] }>('GET', '/api/invites');
+
+export const showInvite = (inviteId: string) => api<Invitation>('GET', `/api/invites/${encodeURIComponent(inviteId)}`);
+
+export const revokeInvite = (inviteId: string) => api<void>('DELETE', `/api/invites/${encodeURIComponent(inviteId)}`);
 
 export const getTeam = () => api<{ data: TeamMember[] }>('GET', '/api/team');
 

@@ -173,3 +173,15 @@ export interface CannedReply {
 	body: string;
 	updatedAt: string;
 }
+
+/** An invitation the customer has not answered yet (§5), never with its secret. */
+export interface PendingInvite {
+	inviteId: string;
+	conversationId: string;
+	kind: 'invite' | 'reinvite';
+	createdByName: string | null;
+	createdAt: string;
+	expiresAt: string;
+	/** Whether its link can be shown again (made by a version of the inbox that keeps what it takes). */
+	showable: boolean;
+}

@@ -13,7 +13,8 @@ import type { Account } from '../db/accounts';
 import { recordAudit } from '../audit/record';
 import { recordConversationEvent } from '../db/conversation-events';
 import { ensureConversation } from '../db/conversations';
-import { storeInviteSecret } from '../db/invites';
+import { deleteInviteSecrets, pendingInvite, storeInviteSecret } from '../db/invites';
+import { isoSeconds } from '../../crypto/rules';
 import { appendLiveEvent } from '../db/live-events';
 import type { Inbox } from '../inbox';
 import { INTERACTIVE_RETRY } from '../upstream/client';
@@ -70,7 +71,9 @@ export async function createInvitation(
 			kind,
 			secret: b64uEncode(generateInviteSecret()),
 			createdBy: input.account.accountId,
-			expiresAt
+			expiresAt,
+			inviteUrl: record.inviteUrl,
+			shortCode: record.shortCode
 		},
 		now
 	);
@@ -92,4 +95,45 @@ export async function createInvitation(
 		account: input.account.accountId
 	});
 	return { ...record, link };
+}
+
+/**
+ * A pending invitation's link again (docs/inbox-api.md §5): its secret is still stored until the customer
+ * answers, it expires or someone revokes it. A re-invitation's needs access to its conversation.
+ */
+export async function showInvitation(inbox: Inbox, account: Account, inviteId: string): Promise<Invitation> {
+	const invite = await pendingInvite(inbox.db, inviteId, new Date(inbox.now()));
+	if (!invite) throw new ContractError('NOT_FOUND', `no pending invitation ${inviteId}`);
+	if (invite.kind === 'reinvite') await requireConversationAccess(inbox, account, invite.conversationId);
+	if (!invite.inviteUrl || !invite.shortCode)
+		throw new ContractError('STATE_CONFLICT', 'this invitation was made before links could be shown again');
+	const keys = await inbox.companyKeys();
+	const link = buildInviteLink(invite.inviteUrl, b64uDecode(invite.secret, 'invite secret'), keys.current.publicKey);
+	return {
+		inviteId: invite.inviteId,
+		conversationId: invite.conversationId,
+		inviteUrl: invite.inviteUrl,
+		shortCode: invite.shortCode,
+		expiresAt: isoSeconds(invite.expiresAt),
+		link
+	};
+}
+
+/**
+ * Revokes a pending invitation: its secret is deleted, so its link can no longer be shown and a customer
+ * who still redeems it starts an `unverified` conversation (docs/inbox-api.md §5). Audited.
+ */
+export async function revokeInvitation(inbox: Inbox, account: Account, inviteId: string): Promise<void> {
+	const now = new Date(inbox.now());
+	const invite = await pendingInvite(inbox.db, inviteId, now);
+	if (!invite) throw new ContractError('NOT_FOUND', `no pending invitation ${inviteId}`);
+	if (invite.kind === 'reinvite') await requireConversationAccess(inbox, account, invite.conversationId);
+	await inbox.db.transaction(async (tx) => {
+		await deleteInviteSecrets(tx, [inviteId]);
+		await recordAudit(
+			tx,
+			{ actor: account, action: 'invitation.revoked', target: inviteId, details: { conversationId: invite.conversationId } },
+			now
+		);
+	});
 }

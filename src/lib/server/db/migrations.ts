@@ -460,5 +460,16 @@ create table canned_replies (
 );
 create unique index canned_replies_shortcut on canned_replies (coalesce(owner_id, ''), shortcut);
 `
+	},
+	{
+		version: 18,
+		name: 'pending invitations shown again',
+		sql: `
+-- What it takes to show a pending invitation's link again (src/lib/server/conversations/invitations.ts):
+-- the service's URL and short code, kept with the secret until the binding is checked, the invitation
+-- expires or someone revokes it.
+alter table invite_secrets add column invite_url text;
+alter table invite_secrets add column short_code text;
+`
 	}
 ];

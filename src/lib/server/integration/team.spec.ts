@@ -344,4 +344,35 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		expect((await grace.request('DELETE', `/api/canned-replies/${team.body.replyId}`)).status).toBe(204);
 		expect(await shortcuts(ada)).toEqual([]);
 	});
+
+	it('lists pending invitations with their expiry, shows a link again, and a revoked one no longer verifies', async () => {
+		const grace = await harness.login(ADMIN);
+		const ada = await harness.login();
+		const invited = await ada.post('/api/invites', { expiresIn: 3600 });
+		const listed = (await grace.get('/api/invites')).body.data.find(
+			(item: { inviteId: string }) => item.inviteId === invited.body.inviteId
+		);
+		expect(listed).toEqual({
+			inviteId: invited.body.inviteId,
+			conversationId: invited.body.conversationId,
+			kind: 'invite',
+			createdByName: 'Ada Agent',
+			createdAt: expect.stringMatching(/Z$/),
+			expiresAt: invited.body.expiresAt,
+			showable: true
+		});
+		expect((await grace.get(`/api/invites/${invited.body.inviteId}`)).body.link).toBe(invited.body.link);
+
+		expect((await grace.request('DELETE', `/api/invites/${invited.body.inviteId}`)).status).toBe(204);
+		expect((await ada.get(`/api/invites/${invited.body.inviteId}`)).status).toBe(404);
+		expect((await ada.get('/api/invites')).body.data.map((item: { inviteId: string }) => item.inviteId)).not.toContain(
+			invited.body.inviteId
+		);
+		expect((await grace.get('/api/admin/audit?action=invitation.revoked')).body.data[0]).toMatchObject({ target: invited.body.inviteId });
+
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		await expect
+			.poll(async () => (await grace.get(`/api/conversations/${customer.conversationId}`)).body.trust, { timeout: 20_000 })
+			.toBe('unverified');
+	});
 });

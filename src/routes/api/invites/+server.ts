@@ -1,6 +1,7 @@
-/** A new invitation with its link, shown once (docs/inbox-api.md §5; contract 6.3). */
-import { postInvite } from '$lib/server/api/invites';
+/** A new invitation with its link, and the pending ones (docs/inbox-api.md §5; contract 6.3). */
+import { getInvites, postInvite } from '$lib/server/api/invites';
 import { methodNotAllowed } from '$lib/server/api/fallbacks';
 
+export const GET = getInvites;
 export const POST = postInvite;
 export const fallback = methodNotAllowed;
