@@ -276,3 +276,24 @@ test('canned replies: the team’s and one’s own, inserted with / and filled i
 	await ada.page.getByTestId('canned-suggestion').filter({ hasText: '/track' }).click();
 	await expect(composer).toHaveValue('Your tracking number is on its way.');
 });
+
+test('a name and a note written with the invitation reach the team, encrypted, when the customer joins', async ({ browser, inbox }) => {
+	const ada = await agentInOwnBrowser(browser, inbox, 'ada');
+	const ben = await agentInOwnBrowser(browser, inbox, 'ben');
+	await navLink(ada.page, 'Invite').click();
+	await ada.page.getByTestId('invite-name').fill('Mila Novak');
+	await ada.page.getByTestId('invite-note').fill('Asked about returns at the fair.');
+	await ada.page.getByTestId('create-invitation').click();
+	const invitation = ada.page.getByTestId('invitation').first();
+	const link = await invitation.getByTestId('invitation-link').inputValue();
+	const conversationId = (await invitation.getAttribute('data-conversation-id')) as string;
+	await expect(ada.page.getByTestId('invite-name')).toHaveValue('');
+
+	await inbox.customer({ link });
+	const bensRow = ben.page.locator(`a[data-conversation-id="${conversationId}"]`);
+	await expect(bensRow.getByTestId('row-title')).toHaveText('Mila Novak');
+	await openConversation(ben.page, conversationId);
+	await ben.page.getByRole('button', { name: 'Details' }).click();
+	await expect(ben.page.getByTestId('profile-notes')).toHaveValue('Asked about returns at the fair.');
+	await expect(ben.page.getByTestId('profile-form')).toContainText(`Saved by ${ada.agent.displayName}`);
+});

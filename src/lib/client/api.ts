@@ -71,6 +71,10 @@ export const showInvite = (inviteId: string) => api<Invitation>('GET', `/api/inv
 
 export const revokeInvite = (inviteId: string) => api<void>('DELETE', `/api/invites/${encodeURIComponent(inviteId)}`);
 
+/** Keeps a profile sealed to the company key until the invited customer joins (docs/private-records.md). */
+export const keepPendingProfile = (conversationId: string, sealed: string) =>
+	api<void>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/pending-profile`, { body: { sealed } });
+
 export const getTeam = () => api<{ data: TeamMember[] }>('GET', '/api/team');
 
 export const getConversation = (conversationId: string) =>

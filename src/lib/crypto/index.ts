@@ -17,3 +17,4 @@ export * from './signatures';
 export * from './roster';
 export * from './hmac';
 export * from './private-record';
+export * from './pending-profile';

@@ -20,9 +20,10 @@ import type { CompanyKeys } from './keys/files';
 import { checkCompanyKeyFiles, COMPANY_KEY_CHANNEL, companyKeyMismatch } from './keys/company-key-state';
 import { WebhookSecrets } from './keys/webhook-secrets';
 import { LiveHub } from './live/hub';
-import { consoleLogger, type Logger } from './log';
+import { consoleLogger, errorText, type Logger } from './log';
 import { Maintenance } from './maintenance';
-import { startSnoozeClock } from './conversations/lifecycle';
+import { startTeamClock, wakeSnoozed } from './conversations/lifecycle';
+import { convertPendingProfiles } from './conversations/pending-profiles';
 import { UpstreamClient } from './upstream/client';
 import { WebhookProcessor } from './webhooks/processor';
 import { WebhookReceiver } from './webhooks/receiver';
@@ -94,7 +95,14 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	});
 	const rewraps = new RewrapWorker({ db, upstream, companyKeys, now, log });
 	const grants = new GrantRunner({ db, upstream, companyKeys, now, log });
-	const processor = new WebhookProcessor({ db, now, log, wakeRewraps: () => rewraps.wake() });
+	const processor = new WebhookProcessor({
+		db,
+		now,
+		log,
+		wakeRewraps: () => rewraps.wake(),
+		conversationStarted: () =>
+			void storeInvitationProfiles().catch((error) => log.warn('profiles not stored', { reason: errorText(error) }))
+	});
 	const receiver = new WebhookReceiver({
 		db,
 		secrets: () => webhookSecrets.accepted(),
@@ -114,7 +122,8 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	const loginThrottle = new LoginThrottle(db);
 	const maintenance = new Maintenance({ db, log, now, pruneLoginAttempts: (at) => loginThrottle.prune(at) });
 	maintenance.start();
-	const snoozeClock = startSnoozeClock(db, now, log);
+	const storeInvitationProfiles = () => convertPendingProfiles({ db, companyKeys, log }, new Date(now()));
+	const teamClock = startTeamClock([() => wakeSnoozed(db, new Date(now())), storeInvitationProfiles], log);
 	const passwords = new PasswordHasher();
 
 	let closing: Promise<void> | undefined;
@@ -158,7 +167,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		close: () =>
 			(closing ??= (async () => {
 				maintenance.stop();
-				snoozeClock.stop();
+				teamClock.stop();
 				await sessions.stop();
 				await drain();
 				await webhookSecrets.stop();

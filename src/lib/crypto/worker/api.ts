@@ -19,6 +19,7 @@ import { AttachmentDownloads } from './attachment-download';
 import { encryptFile } from './attachment-upload';
 import { decryptHistory, encryptReply } from './messages';
 import { decryptRecords, encryptRecord } from './private-records';
+import { sealPendingProfile } from '../pending-profile';
 import type { PrivateEnvelope, PrivateRecordKind } from '../private-record';
 import { failureOutcome } from './outcome';
 import { KeySession, type HeldKey } from './session';
@@ -174,6 +175,10 @@ export function createWorkerApi() {
 		/** Encrypts a note or the customer's profile under the conversation's key (docs/private-records.md). */
 		encryptPrivateRecord: (input: { kind: PrivateRecordKind; conversationId: string; authorId: string; text: string }) =>
 			run((): PrivateEnvelope => encryptRecord(session, input)),
+
+		/** Seals a profile written with an invitation to the company key (docs/private-records.md); no secret is involved. */
+		sealPendingProfile: (input: { conversationId: string; authorId: string; text: string; companyPublicKey: string }) =>
+			run((): string => sealPendingProfile({ ...input, companyPublicKey: b64uDecode(input.companyPublicKey, 'companyPublicKey') })),
 
 		/** Decrypts a conversation's notes or profile versions; each gives its text or its own error code. */
 		decryptPrivateRecords: (conversationId: string, kind: PrivateRecordKind, records: Array<{ authorId: string; envelope: unknown }>) =>

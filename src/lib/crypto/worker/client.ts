@@ -165,6 +165,11 @@ export class CryptoWorkerClient {
 		return this.call(() => this.remote.encryptPrivateRecord(input));
 	}
 
+	/** A profile written with an invitation, sealed to the company's public key (b64u). */
+	sealPendingProfile(input: { conversationId: string; authorId: string; text: string; companyPublicKey: string }): Promise<string> {
+		return this.call(() => this.remote.sealPendingProfile(input));
+	}
+
 	/** A conversation's notes or profile versions in one round trip; each gives its text or its own error code. */
 	decryptPrivateRecords(
 		conversationId: string,

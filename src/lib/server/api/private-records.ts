@@ -13,6 +13,7 @@ import { idParam, requireSession, route, type ApiEvent } from './event';
 import type { Account } from '../db/accounts';
 import { getConversationView } from '../db/conversations';
 import { saveProfile } from '../db/profiles';
+import { keepPendingProfile } from '../conversations/pending-profiles';
 import type { Inbox } from '../inbox';
 
 /** A conversation shows at most this many of its newest notes. */
@@ -65,4 +66,13 @@ export const putProfile = route(async (event, inbox) => {
 	});
 	if (saved === undefined) throw new ContractError('STATE_CONFLICT', 'someone saved the profile meanwhile: reload it and edit again');
 	return json(await getConversationView(inbox.db, account, conversationId));
+});
+
+/** A profile written with the invitation, sealed to the company key until the customer joins (docs/private-records.md). */
+export const putPendingProfile = route(async (event, inbox) => {
+	const { account } = requireSession(event);
+	const conversationId = idParam(event, 'conversationId');
+	const { sealed } = await readJsonObject(event.request, 96 * 1024);
+	await keepPendingProfile(inbox.db, account, conversationId, sealed, new Date(inbox.now()));
+	return new Response(null, { status: 204 });
 });

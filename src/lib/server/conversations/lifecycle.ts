@@ -99,13 +99,13 @@ export async function wakeSnoozed(db: Database, now: Date): Promise<number> {
 	});
 }
 
-/** How often every process looks for snoozes that ended. */
+/** How often every process looks for snoozes that ended (and profiles written with an invitation to store). */
 export const SNOOZE_CHECK_MS = 15_000;
 
-/** Wakes ended snoozes every SNOOZE_CHECK_MS until stopped. */
-export function startSnoozeClock(db: Database, now: () => number, log: Logger): { stop(): void } {
+/** Runs each task every SNOOZE_CHECK_MS until stopped; a failing task is logged and the others still run. */
+export function startTeamClock(tasks: readonly (() => Promise<unknown>)[], log: Logger): { stop(): void } {
 	const timer = setInterval(() => {
-		wakeSnoozed(db, new Date(now())).catch((error) => log.warn('snoozed conversations could not be woken', { reason: errorText(error) }));
+		for (const task of tasks) task().catch((error) => log.warn('a periodic team task failed', { reason: errorText(error) }));
 	}, SNOOZE_CHECK_MS);
 	timer.unref?.();
 	return { stop: () => clearInterval(timer) };

@@ -471,5 +471,21 @@ create unique index canned_replies_shortcut on canned_replies (coalesce(owner_id
 alter table invite_secrets add column invite_url text;
 alter table invite_secrets add column short_code text;
 `
+	},
+	{
+		version: 19,
+		name: 'profiles written with an invitation',
+		sql: `
+-- A customer's profile written with the invitation, before the conversation key exists: sealed in the
+-- browser to the company key (docs/private-records.md), turned into an in1 profile when the conversation
+-- starts, then deleted.
+create table pending_profiles (
+	conversation_id text primary key,
+	author_id text not null,
+	author_name text not null,
+	sealed text not null,
+	created_at timestamptz not null
+);
+`
 	}
 ];

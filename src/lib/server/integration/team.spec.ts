@@ -12,7 +12,8 @@ import {
 	initCrypto,
 	newClientMessageId,
 	newRecordId,
-	openConversationKey
+	openConversationKey,
+	sealPendingProfile
 } from '../../crypto/index';
 import { loadCompanyKeys } from '../keys/files';
 
@@ -374,5 +375,30 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		await expect
 			.poll(async () => (await grace.get(`/api/conversations/${customer.conversationId}`)).body.trust, { timeout: 20_000 })
 			.toBe('unverified');
+	});
+
+	it('keeps a profile written with the invitation sealed until the customer joins, then stores it under the conversation key', async () => {
+		await initCrypto();
+		const grace = await harness.login(ADMIN);
+		const ada = await harness.login();
+		const invited = await ada.post('/api/invites', {});
+		const id = invited.body.conversationId;
+		const adaId = (await ada.get('/api/session')).body.account.accountId;
+		const keys = await loadCompanyKeys(join(harness.stack().dataDir, 'keys'));
+		const text = JSON.stringify({ name: 'Mila Novak', notes: 'Asked about returns' });
+		const sealed = sealPendingProfile({ conversationId: id, authorId: adaId, text, companyPublicKey: keys.current.publicKey });
+		expect((await ada.put(`/api/conversations/${id}/pending-profile`, { sealed: 'short' })).body.error.code).toBe('INVALID_REQUEST');
+		expect((await ada.put(`/api/conversations/${id}/pending-profile`, { sealed })).status).toBe(204);
+		expect(await databaseContents(harness.stack())).not.toContain('Mila Novak');
+
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}`)).body.profile?.version, { timeout: 20_000 }).toBe(1);
+		const { profile } = (await grace.get(`/api/conversations/${id}`)).body;
+		expect(profile).toMatchObject({ authorId: adaId, authorName: 'Ada Agent' });
+		const conversationKey = openConversationKey((await grace.get(`/api/v1/conversations/${id}`)).body.wrapForCompany, id, [keys.current]);
+		expect(decryptPrivateRecord(profile.envelope, { kind: 'profile', conversationId: id, authorId: adaId, conversationKey })).toBe(text);
+		expect((await ada.put(`/api/conversations/${id}/pending-profile`, { sealed })).body.error.code).toBe('STATE_CONFLICT');
+		expect(await databaseContents(harness.stack())).not.toContain('Mila Novak');
+		expect(customer.conversationId).toBe(id);
 	});
 });

@@ -37,6 +37,8 @@ export interface HandlerContext {
 	afterCommit(action: () => void): void;
 	/** The rewrap worker, woken when a verified re-invitation queued a rewrap. */
 	wakeRewraps(): void;
+	/** Told after a conversation started, for the profiles written with its invitation. */
+	conversationStarted(): void;
 }
 
 async function conversationStarted(tx: Queryable, event: WebhookEvent, ctx: HandlerContext): Promise<void> {
@@ -95,6 +97,7 @@ async function conversationStarted(tx: Queryable, event: WebhookEvent, ctx: Hand
 		agentWraps: started.agentWraps.length
 	});
 	if (rewrapState === 'queued') ctx.afterCommit(() => ctx.wakeRewraps());
+	ctx.afterCommit(() => ctx.conversationStarted());
 }
 
 /** A run of `message.created` events: the envelopes stored as received, once each (by message id). */

@@ -42,6 +42,8 @@ export interface ProcessorOptions {
 	now: () => number;
 	log: Logger;
 	wakeRewraps: () => void;
+	/** A conversation started (the profiles written with its invitation can be stored). */
+	conversationStarted?: () => void;
 	batchSize?: number;
 	leaseMs?: number;
 }
@@ -219,7 +221,8 @@ export class WebhookProcessor {
 			log: this.options.log,
 			live: (type, conversationId, payload) => live.push({ type, conversationId, payload }),
 			afterCommit: (action) => afterCommit.push(action),
-			wakeRewraps: this.options.wakeRewraps
+			wakeRewraps: this.options.wakeRewraps,
+			conversationStarted: this.options.conversationStarted ?? (() => undefined)
 		});
 	}
 

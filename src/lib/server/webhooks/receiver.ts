@@ -103,7 +103,8 @@ export class WebhookReceiver {
 			});
 			return json({ error: { code: 'UNAVAILABLE', message: 'the event could not be stored; retry later' } }, 503);
 		}
-		if (seq !== null) this.options.onStored?.({ ...received, seq, processAttempts: 0, receivedAt: new Date(this.options.now()), leaseToken: null });
+		if (seq !== null)
+			this.options.onStored?.({ ...received, seq, processAttempts: 0, receivedAt: new Date(this.options.now()), leaseToken: null });
 		return json({ received: true, duplicate: seq === null });
 	}
 }

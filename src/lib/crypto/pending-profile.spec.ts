@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { b64uDecode } from './encoding';
+import { generateX25519KeyPair } from './keys';
+import { openPendingProfile, sealPendingProfile } from './pending-profile';
+import { initCrypto } from './sodium';
+import { codeOfCall } from './test-support';
+
+/** Our own vectors (docs/private-records.md), sealed with libsodium directly, not with this code. */
+const VECTORS = JSON.parse(readFileSync(join(process.cwd(), 'vectors', 'inbox-pending-profile.json'), 'utf8')) as {
+	companySecretKey: string;
+	companyPublicKey: string;
+	cases: { name: string; conversationId: string; authorId: string; text: string; sealed: string }[];
+	rejections: { name: string; sealed: string; conversationId: string; authorId: string; code: string }[];
+};
+
+describe('profiles written with an invitation (docs/private-records.md)', () => {
+	beforeAll(initCrypto);
+	const company = () => ({
+		publicKey: b64uDecode(VECTORS.companyPublicKey, 'key'),
+		secretKey: b64uDecode(VECTORS.companySecretKey, 'key')
+	});
+
+	it.each(VECTORS.cases)('$name opens with the company key, for its conversation and author', (vector) => {
+		expect(openPendingProfile(vector.sealed, vector, [generateX25519KeyPair(), company()])).toBe(vector.text);
+	});
+
+	it.each(VECTORS.rejections)('$name is refused with $code', (rejection) => {
+		expect(codeOfCall(() => openPendingProfile(rejection.sealed, rejection, [company()]))).toBe(rejection.code);
+	});
+
+	it('seals what it opens, and only for the company key', () => {
+		const place = { conversationId: 'conv_roundtrip', authorId: 'acc_ada' };
+		const sealed = sealPendingProfile({ ...place, text: '{"name":"Ada"}', companyPublicKey: company().publicKey });
+		expect(openPendingProfile(sealed, place, [company()])).toBe('{"name":"Ada"}');
+		expect(codeOfCall(() => openPendingProfile(sealed, place, [generateX25519KeyPair()]))).toBe('DECRYPT_FAILED');
+		expect(codeOfCall(() => sealPendingProfile({ ...place, conversationId: 'a b', text: '', companyPublicKey: company().publicKey }))).toBe(
+			'INVALID_INPUT'
+		);
+	});
+});

@@ -1,0 +1,6 @@
+/** A profile written with the invitation, sealed until the customer joins (docs/private-records.md). */
+import { putPendingProfile } from '$lib/server/api/private-records';
+import { methodNotAllowed } from '$lib/server/api/fallbacks';
+
+export const PUT = putPendingProfile;
+export const fallback = methodNotAllowed;
