@@ -297,3 +297,27 @@ test('a name and a note written with the invitation reach the team, encrypted, w
 	await expect(ben.page.getByTestId('profile-notes')).toHaveValue('Asked about returns at the fair.');
 	await expect(ben.page.getByTestId('profile-form')).toContainText(`Saved by ${ada.agent.displayName}`);
 });
+
+test("linked conversations of one customer show in each other's details, for every agent", async ({ browser, inbox }) => {
+	const { ada, ben, invitation } = await teamWithCustomer(browser, inbox, 'First order');
+	const second = await inbox.invite(ada.agent);
+	const again = await inbox.customer(second);
+	await again.say('Second order, new phone');
+
+	await openConversation(ada.page, invitation.conversationId);
+	await ada.page.getByRole('button', { name: 'Details' }).click();
+	await ada.page.getByTestId('profile-name').fill('Otto Lind');
+	await ada.page.getByTestId('profile-save').click();
+	await expect(ada.page.getByTestId('thread-title')).toHaveText('Otto Lind');
+
+	await openConversation(ada.page, second.conversationId);
+	await ada.page.getByRole('button', { name: 'Details' }).click();
+	await ada.page.getByTestId('link-to').selectOption({ label: 'Otto Lind' });
+	await expect(ada.page.getByTestId('linked-conversation')).toHaveText(['Otto Lind']);
+
+	await openConversation(ben.page, invitation.conversationId);
+	await ben.page.getByRole('button', { name: 'Details' }).click();
+	await expect(ben.page.getByTestId('linked-conversation')).toHaveCount(1);
+	await ben.page.getByTestId('linked-conversation').click();
+	await expect(ben.page.getByTestId('thread')).toHaveAttribute('data-conversation-id', second.conversationId);
+});

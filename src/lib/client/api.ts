@@ -75,6 +75,10 @@ export const revokeInvite = (inviteId: string) => api<void>('DELETE', `/api/invi
 export const keepPendingProfile = (conversationId: string, sealed: string) =>
 	api<void>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/pending-profile`, { body: { sealed } });
 
+/** Links the conversation to another of the same customer, or (null) takes it out of its group. */
+export const linkCustomer = (conversationId: string, linkedTo: string | null) =>
+	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/customer-link`, { body: { linkedTo } });
+
 export const getTeam = () => api<{ data: TeamMember[] }>('GET', '/api/team');
 
 export const getConversation = (conversationId: string) =>

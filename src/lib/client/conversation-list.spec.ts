@@ -33,6 +33,7 @@ function conversation(id: string, lastActivityAt: string, extra: Partial<Convers
 		activity: [],
 		profile: null,
 		labels: [],
+		linkedConversations: [],
 		...extra
 	};
 }

@@ -115,6 +115,8 @@ export interface ConversationView {
 	assignee: { accountId: string; displayName: string } | null;
 	/** The latest team activity, oldest first. */
 	activity: ConversationActivity[];
+	/** The customer's other conversations, as the team linked them (§4 "Customer profile"). */
+	linkedConversations: string[];
 	/** The ids of the labels on it (§4 "Labels"). */
 	labels: string[];
 	/** The customer's profile (name, contact notes) as ciphertext, or null before anyone wrote one. */

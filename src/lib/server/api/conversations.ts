@@ -8,6 +8,8 @@ import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { CONVERSATION_STATUSES, type ConversationStatus } from '../../wire/v1';
 import { requireConversationAccess } from '../conversations/access';
 import { assignConversation } from '../conversations/assignment';
+import { linkCustomer } from '../conversations/customer-links';
+import { ID_RULE } from '../../crypto/rules';
 import { changeTeamState, parseTeamStateChange } from '../conversations/lifecycle';
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
 import { getConversationView, listConversationViews, type Trust } from '../db/conversations';
@@ -153,4 +155,15 @@ export const postPresence = route(async (event, inbox) => {
 		now
 	);
 	return new Response(null, { status: 204 });
+});
+
+export const putCustomerLink = route(async (event, inbox) => {
+	const { account } = requireSession(event);
+	const conversationId = idParam(event, 'conversationId');
+	const { linkedTo } = await readJsonObject(event.request, 1024);
+	if (linkedTo !== null && (typeof linkedTo !== 'string' || !ID_RULE.test(linkedTo))) {
+		throw new ContractError('INVALID_REQUEST', 'linkedTo must be a conversation id, or null to unlink');
+	}
+	await linkCustomer(inbox, account, conversationId, linkedTo);
+	return json(await getConversationView(inbox.db, account, conversationId));
 });

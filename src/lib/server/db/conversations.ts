@@ -211,6 +211,7 @@ interface ViewRow {
 	activity: ConversationActivity[];
 	profile: CustomerProfile | null;
 	labels: string[];
+	linked_conversations: string[];
 }
 
 const VIEW_SELECT = `
@@ -229,7 +230,10 @@ const VIEW_SELECT = `
 	                 'updatedAt', to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
 	          from customer_profiles p where p.conversation_id = c.conversation_id) as profile,
 	       coalesce((select jsonb_agg(l.label_id order by l.label_id) from conversation_labels l where l.conversation_id = c.conversation_id),
-	         '[]'::jsonb) as labels
+	         '[]'::jsonb) as labels,
+	       coalesce((select jsonb_agg(o.conversation_id order by o.created_at) from conversations o
+	          where c.customer_group is not null and o.customer_group = c.customer_group and o.conversation_id <> c.conversation_id),
+	         '[]'::jsonb) as linked_conversations
 	from conversations c
 	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1
 	left join accounts assignee on assignee.account_id = c.assignee_id`;
@@ -255,7 +259,8 @@ function toView(row: ViewRow): ConversationView {
 		assignee: row.assignee_id && row.assignee_name ? { accountId: row.assignee_id, displayName: row.assignee_name } : null,
 		activity: row.activity,
 		profile: row.profile,
-		labels: row.labels
+		labels: row.labels,
+		linkedConversations: row.linked_conversations
 	};
 }
 

@@ -487,5 +487,15 @@ create table pending_profiles (
 	created_at timestamptz not null
 );
 `
+	},
+	{
+		version: 20,
+		name: 'conversations of the same customer, linked',
+		sql: `
+-- The team links conversations of one customer (a new phone, a second order): they share a group id
+-- (src/lib/server/conversations/customer-links.ts), and each shows the others.
+alter table conversations add column customer_group text;
+create index conversations_by_customer_group on conversations (customer_group) where customer_group is not null;
+`
 	}
 ];

@@ -401,4 +401,26 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		expect(await databaseContents(harness.stack())).not.toContain('Mila Novak');
 		expect(customer.conversationId).toBe(id);
 	});
+
+	it('links conversations of one customer: each lists the others, and unlinking takes one out', async () => {
+		const grace = await harness.login(ADMIN);
+		const ids: string[] = [];
+		for (let i = 0; i < 3; i++) {
+			const invited = await grace.post('/api/invites', {});
+			await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+			ids.push(invited.body.conversationId);
+		}
+		const [a, b, c] = ids;
+		const linked = async (id: string) => (await grace.get(`/api/conversations/${id}`)).body.linkedConversations.sort();
+		expect((await grace.put(`/api/conversations/${b}/customer-link`, { linkedTo: a })).body.linkedConversations).toEqual([a]);
+		expect(await linked(a)).toEqual([b]);
+		await grace.put(`/api/conversations/${c}/customer-link`, { linkedTo: b });
+		expect(await linked(a)).toEqual([b, c].sort());
+		await grace.put(`/api/conversations/${b}/customer-link`, { linkedTo: null });
+		expect([await linked(a), await linked(b), await linked(c)]).toEqual([[c], [], [a]]);
+		expect((await grace.put(`/api/conversations/${a}/customer-link`, { linkedTo: a })).body.error.code).toBe('INVALID_REQUEST');
+		expect((await grace.put(`/api/conversations/${a}/customer-link`, { linkedTo: 'conv_unknown' })).status).toBe(404);
+		const ada = await harness.login();
+		expect((await ada.put(`/api/conversations/${a}/customer-link`, { linkedTo: b })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
+	});
 });
