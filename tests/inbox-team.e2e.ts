@@ -3,7 +3,18 @@
  * conversations and see what the others do.
  */
 import type { Browser, Page } from '@playwright/test';
-import { expect, messages, navLink, openConversation, readyAgent, test, unlock, type Agent, type InboxStack } from './support/inbox-e2e';
+import {
+	expect,
+	messages,
+	navLink,
+	openConversation,
+	readyAgent,
+	screenshot,
+	test,
+	unlock,
+	type Agent,
+	type InboxStack
+} from './support/inbox-e2e';
 
 interface AgentBrowser {
 	page: Page;
@@ -78,6 +89,7 @@ test('agents assign conversations to themselves and each other; views, counts an
 
 	// Ben's list shows it as Ada's at once, and the counts move
 	await expect(row(ben.page).getByTestId('row-assignee')).toHaveText(ada.agent.displayName);
+	await screenshot(ben.page, 'team-assignment');
 	await expect(viewCount(ben.page, 'unassigned')).toHaveText(String(unassignedBefore - 1));
 	await ben.page.locator('[data-view="mine"]').click();
 	await expect(row(ben.page)).toHaveCount(0);
@@ -118,6 +130,7 @@ test('private notes: written in the thread, read live by the other agent, never 
 	const bensNote = ben.page.getByTestId('note').filter({ hasText: 'Refund approved by finance, ticket FIN-2231.' });
 	await expect(bensNote.getByTestId('note-author')).toHaveText(ada.agent.displayName);
 	await expect(bensNote).toContainText('Private note');
+	await screenshot(ben.page, 'team-note');
 
 	// replies still go to the customer; the note never does
 	await ada.page.getByTestId('mode-reply').click();
@@ -152,6 +165,7 @@ test("the customer's name and contact notes, encrypted, reach every agent's list
 	await ben.page.getByRole('button', { name: 'Details' }).click();
 	await expect(ben.page.getByTestId('profile-notes')).toHaveValue('Prefers email. Order #4312.');
 	await expect(ben.page.getByTestId('profile-form')).toContainText(`Saved by ${ada.agent.displayName}`);
+	await screenshot(ben.page, 'team-profile');
 });
 
 test('resolve with undo, reopen, snooze; a customer who writes again brings the conversation back for everyone', async ({
@@ -208,6 +222,7 @@ test('agents see who else is viewing or typing, and sending asks first when some
 	await adasComposer.press('Enter');
 	const collision = ada.page.getByTestId('collision');
 	await expect(collision).toContainText(`${ben.agent.displayName} replied since you opened this conversation`);
+	await screenshot(ada.page, 'team-collision');
 	await collision.getByRole('button', { name: 'Cancel' }).click();
 	await expect(adasComposer).toHaveValue('Hello, how can I help?');
 	await adasComposer.press('Enter');
@@ -266,6 +281,7 @@ test('canned replies: the team’s and one’s own, inserted with / and filled i
 	const composer = ada.page.getByLabel('Message');
 	await composer.pressSequentially(`/${shortcut.slice(0, 4)}`);
 	await expect(ada.page.getByTestId('canned-suggestion')).toHaveCount(1);
+	await screenshot(ada.page, 'team-canned-replies');
 	await composer.press('Enter');
 	await expect(composer).toHaveValue(`Thank you, Zoë! — ${ada.agent.displayName}`);
 	await composer.press('Enter');

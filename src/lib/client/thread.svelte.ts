@@ -68,7 +68,6 @@ export class ThreadStore {
 	#presence = $state.raw<PresenceEvent[]>([]);
 	/** Who else replied since this thread was opened (sending asks first), or null. */
 	#othersReplied = $state<string | null>(null);
-	readonly #openedAt = browserNow();
 	#viewingTimer: ReturnType<typeof setInterval> | undefined;
 	/** The authors of the company's messages loaded here, by clientMessageId. */
 	#authors = $state.raw<ReadonlyMap<string, MessageAuthor>>(NO_AUTHORS);
@@ -263,18 +262,19 @@ export class ThreadStore {
 	}
 
 	/** Shows decrypted messages, then names their senders and updates the list's preview. */
-	private async add(decrypted: ThreadMessage[]): Promise<void> {
+	/** `sinceOpened`: they arrived after the thread was opened (live, or caught up), so another agent's is a new reply. */
+	private async add(decrypted: ThreadMessage[], sinceOpened = false): Promise<void> {
 		if (this.disposed || decrypted.length === 0) return;
 		this.#messages = mergeMessages(this.#messages, decrypted);
 		// a send confirmed by the history or a live event needs no retry any more
 		this.sender.confirmStored(decrypted);
 		const newest = [...decrypted].reverse().find((m) => m.text !== undefined || m.attachment);
-		await this.learnAuthors(decrypted);
+		await this.learnAuthors(decrypted, sinceOpened);
 		if (newest && !this.disposed) this.preview(newest);
 	}
 
 	/** Looks up who sent the company's messages among these (a failed lookup leaves them unnamed). */
-	private async learnAuthors(messages: readonly ThreadMessage[]): Promise<void> {
+	private async learnAuthors(messages: readonly ThreadMessage[], sinceOpened: boolean): Promise<void> {
 		const wanted = messages.flatMap((m) =>
 			m.senderType === 'company' && m.clientMessageId && !this.#authors.has(m.clientMessageId)
 				? [{ conversationId: this.conversationId, clientMessageId: m.clientMessageId }]
@@ -286,7 +286,7 @@ export class ThreadStore {
 		this.#authors = withAuthors(this.#authors, found);
 		const otherReply = messages.findLast((m) => {
 			const author = m.clientMessageId ? this.#authors.get(m.clientMessageId) : undefined;
-			return m.createdAt > this.#openedAt && author?.origin === 'agent' && author.accountId !== this.context.accountId;
+			return sinceOpened && author?.origin === 'agent' && author.accountId !== this.context.accountId;
 		});
 		const otherAuthor = otherReply?.clientMessageId ? this.#authors.get(otherReply.clientMessageId) : undefined;
 		if (otherAuthor?.origin === 'agent') this.#othersReplied = otherAuthor.displayName;
@@ -336,7 +336,7 @@ export class ThreadStore {
 		let after = newest.messageId;
 		for (let pages = 0; pages < 20; pages++) {
 			const page = await v1Call(v1.listMessages(this.conversationId, { limit: 200, after }));
-			await this.add(await this.decrypt(page.data));
+			await this.add(await this.decrypt(page.data), true);
 			if (!page.hasMore || page.data.length === 0) return;
 			after = page.data[page.data.length - 1].messageId;
 		}
@@ -354,7 +354,7 @@ export class ThreadStore {
 		if (this.#hasOlder && oldest?.seq && message.seq < oldest.seq) return;
 		const newest = this.newestStored();
 		if (newest?.seq && message.seq > newest.seq + 1) return this.catchUp();
-		await this.add(await this.decrypt([message]));
+		await this.add(await this.decrypt([message]), true);
 	}
 
 	/** The conversation's notes, decrypted in one worker call. */
