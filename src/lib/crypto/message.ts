@@ -97,19 +97,32 @@ export interface EncryptMessageInput extends MessageContext {
 	nonce?: Uint8Array;
 }
 
-/** Builds an `sc1` envelope (contract 6.5). Text is at most 65,536 UTF-8 bytes. */
-export function encryptMessage(input: EncryptMessageInput): Envelope {
-	const ad = messageAd(input);
+/**
+ * Contract 6.5 for any text padded to 256-byte blocks (messages, the inbox's private records): at most
+ * 65,536 UTF-8 bytes, padded, encrypted with XChaCha20-Poly1305 under `ad` and a fresh nonce (or the
+ * given one, for vectors).
+ */
+export function encryptPaddedText(
+	input: { text: string; conversationKey: Uint8Array; nonce?: Uint8Array },
+	ad: string,
+	what: string
+): { nonce: Uint8Array; ciphertext: Uint8Array } {
 	requireBytes(input.conversationKey, KEY_BYTES, 'conversation key');
-	const text = utf8Encode(input.text, 'message text');
+	const text = utf8Encode(input.text, what);
 	if (text.length > MAX_MESSAGE_TEXT_BYTES) {
-		fail('INVALID_INPUT', `message text must be at most ${MAX_MESSAGE_TEXT_BYTES} UTF-8 bytes, got ${text.length}`);
+		fail('INVALID_INPUT', `${what} must be at most ${MAX_MESSAGE_TEXT_BYTES} UTF-8 bytes, got ${text.length}`);
 	}
 	const nonce = input.nonce ?? sodium().randombytes_buf(NONCE_BYTES);
 	requireBytes(nonce, NONCE_BYTES, 'nonce');
 	const padded = pad(text);
 	const ciphertext = sodium().crypto_aead_xchacha20poly1305_ietf_encrypt(padded, ad, null, nonce, input.conversationKey);
 	padded.fill(0);
+	return { nonce, ciphertext };
+}
+
+/** Builds an `sc1` envelope (contract 6.5). Text is at most 65,536 UTF-8 bytes. */
+export function encryptMessage(input: EncryptMessageInput): Envelope {
+	const { nonce, ciphertext } = encryptPaddedText(input, messageAd(input), 'message text');
 	return {
 		v: 1,
 		scheme: 'sc1',
@@ -140,21 +153,30 @@ export function decryptMessage(envelope: unknown, context: DecryptMessageContext
 		clientMessageId: candidate.clientMessageId as string,
 		keyVersion: candidate.keyVersion as number
 	});
-	// 3. nonce
-	const nonce = b64uDecode(candidate.nonce, 'nonce');
-	if (nonce.length !== NONCE_BYTES) fail('INVALID_INPUT', `nonce must be ${NONCE_BYTES} bytes, got ${nonce.length}`);
-	// 4. ciphertext length
-	const ciphertext = b64uDecode(candidate.ciphertext, 'ciphertext');
-	if (
-		ciphertext.length < MIN_CIPHERTEXT_BYTES ||
-		(ciphertext.length - TAG_BYTES) % PADDING_BLOCK !== 0 ||
-		ciphertext.length > MAX_MESSAGE_CIPHERTEXT_BYTES
-	) {
-		fail('DECRYPT_FAILED', `impossible ciphertext length ${ciphertext.length}`);
-	}
-	requireBytes(context.conversationKey, KEY_BYTES, 'conversation key');
+	// 3.–4. nonce, ciphertext length
+	const { nonce, ciphertext } = paddedEnvelopeParts(candidate, context.conversationKey, MAX_MESSAGE_CIPHERTEXT_BYTES);
 	// 5.–7. authentication, padding, strict UTF-8
 	return openMessage(ciphertext, ad, nonce, context.conversationKey);
+}
+
+/**
+ * Steps 3 and 4 of contract 6.2 for any envelope padded to 256-byte blocks (messages, the inbox's private
+ * records): a nonce of 24 bytes (`INVALID_INPUT`), a ciphertext of 16 + 256·k bytes up to `maxBytes`
+ * (`DECRYPT_FAILED`), and a key of 32 bytes.
+ */
+export function paddedEnvelopeParts(
+	candidate: Record<string, unknown>,
+	conversationKey: Uint8Array,
+	maxBytes: number
+): { nonce: Uint8Array; ciphertext: Uint8Array } {
+	const nonce = b64uDecode(candidate.nonce, 'nonce');
+	if (nonce.length !== NONCE_BYTES) fail('INVALID_INPUT', `nonce must be ${NONCE_BYTES} bytes, got ${nonce.length}`);
+	const ciphertext = b64uDecode(candidate.ciphertext, 'ciphertext');
+	if (ciphertext.length < MIN_CIPHERTEXT_BYTES || (ciphertext.length - TAG_BYTES) % PADDING_BLOCK !== 0 || ciphertext.length > maxBytes) {
+		fail('DECRYPT_FAILED', `impossible ciphertext length ${ciphertext.length}`);
+	}
+	requireBytes(conversationKey, KEY_BYTES, 'conversation key');
+	return { nonce, ciphertext };
 }
 
 let workspace: HeapRegions<'key' | 'nonce' | 'ad' | 'ciphertext' | 'padded'> | undefined;

@@ -8,20 +8,9 @@
  * passed off as one of them.
  */
 import { fail } from '../errors';
-import { b64uDecode, b64uEncode, utf8Decode, utf8Encode } from './encoding';
-import { MAX_MESSAGE_TEXT_BYTES, pad, PADDING_BLOCK, unpad } from './message';
-import {
-	ID_RULE,
-	isId,
-	isIntegerIn,
-	KEY_BYTES,
-	MAX_KEY_VERSION,
-	NONCE_BYTES,
-	requireBytes,
-	requireId,
-	requireKeyVersion,
-	TAG_BYTES
-} from './rules';
+import { b64uDecode, b64uEncode, utf8Decode } from './encoding';
+import { encryptPaddedText, MAX_MESSAGE_TEXT_BYTES, PADDING_BLOCK, paddedEnvelopeParts, unpad } from './message';
+import { ID_RULE, isId, isIntegerIn, MAX_KEY_VERSION, NONCE_BYTES, requireId, requireKeyVersion, TAG_BYTES } from './rules';
 import { sodium } from './sodium';
 
 export const PRIVATE_DOMAIN = 'Inbox|v1';
@@ -81,16 +70,7 @@ export interface EncryptPrivateRecordInput extends PrivateRecordPlace {
 }
 
 export function encryptPrivateRecord(input: EncryptPrivateRecordInput): PrivateEnvelope {
-	const ad = privateRecordAd(input);
-	requireBytes(input.conversationKey, KEY_BYTES, 'conversation key');
-	const text = utf8Encode(input.text, 'record text');
-	if (text.length > MAX_PRIVATE_TEXT_BYTES)
-		fail('INVALID_INPUT', `the text must be at most ${MAX_PRIVATE_TEXT_BYTES} UTF-8 bytes, got ${text.length}`);
-	const nonce = input.nonce ?? sodium().randombytes_buf(NONCE_BYTES);
-	requireBytes(nonce, NONCE_BYTES, 'nonce');
-	const padded = pad(text);
-	const ciphertext = sodium().crypto_aead_xchacha20poly1305_ietf_encrypt(padded, ad, null, nonce, input.conversationKey);
-	padded.fill(0);
+	const { nonce, ciphertext } = encryptPaddedText(input, privateRecordAd(input), 'record text');
 	return {
 		v: 1,
 		scheme: 'in1',
@@ -109,17 +89,7 @@ export function decryptPrivateRecord(envelope: unknown, place: PrivateRecordPlac
 	const candidate = (envelope ?? {}) as Record<string, unknown>;
 	if (candidate.v !== 1 || candidate.scheme !== 'in1') fail('UNSUPPORTED_VERSION', 'a private record must be v 1, scheme in1');
 	const ad = privateRecordAd({ ...place, recordId: candidate.recordId as string, keyVersion: candidate.keyVersion as number });
-	const nonce = b64uDecode(candidate.nonce, 'nonce');
-	if (nonce.length !== NONCE_BYTES) fail('INVALID_INPUT', `nonce must be ${NONCE_BYTES} bytes, got ${nonce.length}`);
-	const ciphertext = b64uDecode(candidate.ciphertext, 'ciphertext');
-	if (
-		ciphertext.length < MIN_CIPHERTEXT_BYTES ||
-		(ciphertext.length - TAG_BYTES) % PADDING_BLOCK !== 0 ||
-		ciphertext.length > MAX_CIPHERTEXT_BYTES
-	) {
-		fail('DECRYPT_FAILED', `impossible ciphertext length ${ciphertext.length}`);
-	}
-	requireBytes(place.conversationKey, KEY_BYTES, 'conversation key');
+	const { nonce, ciphertext } = paddedEnvelopeParts(candidate, place.conversationKey, MAX_CIPHERTEXT_BYTES);
 	let padded: Uint8Array;
 	try {
 		padded = sodium().crypto_aead_xchacha20poly1305_ietf_decrypt(null, ciphertext, ad, nonce, place.conversationKey);

@@ -1,11 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAttachmentMeta, encryptAttachment } from '../attachment';
-import { generateX25519KeyPair } from '../keys';
 import { decryptMessage, encryptMessage } from '../message';
 import { initCrypto } from '../sodium';
-import { sealConversationKey } from '../wrap';
 import { decryptHistory, encryptReply, MAX_HISTORY_BATCH } from './messages';
-import { KeySession } from './session';
+import type { KeySession } from './session';
+import { sessionWithOpenKey } from './test-session';
 import { codeOfCall } from '../test-support';
 
 const conversationId = 'conv_messagesSpec1';
@@ -14,14 +13,7 @@ let session: KeySession;
 
 beforeAll(async () => {
 	await initCrypto();
-	session = new KeySession();
-	const pair = generateX25519KeyPair();
-	const agent = session.hold({ info: { kind: 'agent', publicKey: '', fingerprint: '', createdAt: '', updatedAt: '' }, ...pair });
-	session.openConversationKey(
-		agent.handle,
-		conversationId,
-		sealConversationKey({ conversationKey, conversationId, keyVersion: 2, recipientPublicKey: pair.publicKey })
-	);
+	session = sessionWithOpenKey(conversationId, conversationKey, 2);
 });
 
 const envelope = (senderType: 'user' | 'company', text: string, clientMessageId = 'usr_1') =>

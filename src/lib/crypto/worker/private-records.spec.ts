@@ -1,11 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateX25519KeyPair } from '../keys';
 import { decryptPrivateRecord } from '../private-record';
 import { initCrypto } from '../sodium';
-import { sealConversationKey } from '../wrap';
 import { codeOfCall } from '../test-support';
 import { decryptRecords, encryptRecord, MAX_RECORD_BATCH } from './private-records';
-import { KeySession } from './session';
+import type { KeySession } from './session';
+import { sessionWithOpenKey } from './test-session';
 
 const conversationId = 'conv_recordsSpec1';
 const conversationKey = new Uint8Array(32).fill(7);
@@ -13,14 +12,7 @@ let session: KeySession;
 
 beforeAll(async () => {
 	await initCrypto();
-	session = new KeySession();
-	const pair = generateX25519KeyPair();
-	const agent = session.hold({ info: { kind: 'agent', publicKey: '', fingerprint: '', createdAt: '', updatedAt: '' }, ...pair });
-	session.openConversationKey(
-		agent.handle,
-		conversationId,
-		sealConversationKey({ conversationKey, conversationId, keyVersion: 3, recipientPublicKey: pair.publicKey })
-	);
+	session = sessionWithOpenKey(conversationId, conversationKey, 3);
 });
 
 describe('private records in the worker (docs/private-records.md)', () => {
