@@ -80,7 +80,8 @@ describe('roster views', () => {
 		const accounts = [
 			account('acc_a', { agentKeyId: 'agk_aaaaaaaa', agentPublicKey: 'PK_A' }),
 			account('acc_b', { agentKeyId: 'agk_bbbbbbbb', agentPublicKey: 'PK_NEW' }),
-			account('acc_nokey')
+			account('acc_nokey'),
+			account('acc_admin')
 		];
 		expect(rosterView(roster, accounts)).toEqual({
 			rosterVersion: 2,
@@ -92,7 +93,8 @@ describe('roster views', () => {
 			],
 			signature: 'SIG',
 			uploadedAt: '2026-11-22T10:00:01Z',
-			uploadedBy: 'acc_admin'
+			uploadedBy: 'acc_admin',
+			uploadedByName: 'Name of acc_admin'
 		});
 	});
 
