@@ -40,3 +40,24 @@ describe('profiles written with an invitation (docs/private-records.md)', () => 
 		);
 	});
 });
+
+describe('profiles written with an invitation say what is wrong', () => {
+	beforeAll(initCrypto);
+
+	it('names a key of the wrong size, a profile that is too long, one for another place, and one no key opens', () => {
+		const place = { conversationId: 'conv_1', authorId: 'acc_1' };
+		expect(() => sealPendingProfile({ ...place, text: '{}', companyPublicKey: new Uint8Array(31) })).toThrow(
+			'company public key must be 32 bytes, got 31'
+		);
+		const company = { publicKey: b64uDecode(VECTORS.companyPublicKey, 'key'), secretKey: b64uDecode(VECTORS.companySecretKey, 'key') };
+		const huge = 'A'.repeat(Math.ceil(((64 * 1024 + 1) * 4) / 3));
+		expect(() => openPendingProfile(huge, place, [company])).toThrow('the sealed profile is too long');
+		const sealed = sealPendingProfile({ ...place, text: '{}', companyPublicKey: company.publicKey });
+		expect(() => openPendingProfile(sealed, { ...place, authorId: 'acc_2' }, [company])).toThrow(
+			'the sealed profile belongs to another conversation or author'
+		);
+		expect(() => openPendingProfile(sealed, place, [generateX25519KeyPair()])).toThrow('no company key opens the sealed profile');
+		const justUnder = 'A'.repeat(87_380); // 65,535 bytes
+		expect(codeOfCall(() => openPendingProfile(justUnder, place, [company]))).toBe('DECRYPT_FAILED');
+	});
+});

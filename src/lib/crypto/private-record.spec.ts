@@ -113,3 +113,37 @@ describe('private records in1 (docs/private-records.md)', () => {
 		expect(codeOf(() => encryptPrivateRecord({ ...input, kind: 'message' as PrivateRecordKind }))).toBe('INVALID_INPUT');
 	});
 });
+
+describe('private records say what is wrong (docs/private-records.md)', () => {
+	beforeAll(initCrypto);
+	const vector = VECTORS.cases[0];
+	const conversationKey = () => b64uDecode(vector.key, 'key');
+	const input = () => ({ ...vector, nonce: undefined, conversationKey: conversationKey() });
+
+	it('names the part of the AD that breaks the rules, the text that is too long, and why a record cannot be read', () => {
+		const ad = { kind: 'note' as const, conversationId: 'conv_1', recordId: 'note_1', authorId: 'acc_1', keyVersion: 1 };
+		expect(() => privateRecordAd({ ...ad, kind: 'memo' as PrivateRecordKind })).toThrow('kind must be one of note, profile');
+		expect(() => privateRecordAd({ ...ad, conversationId: '' })).toThrow(/^conversationId must match/);
+		expect(() => privateRecordAd({ ...ad, recordId: '' })).toThrow(/^recordId must match/);
+		expect(() => privateRecordAd({ ...ad, authorId: '' })).toThrow(/^authorId must match/);
+		expect(() => encryptPrivateRecord({ ...input(), text: 'x'.repeat(65_537) })).toThrow(
+			'record text must be at most 65536 UTF-8 bytes, got 65537'
+		);
+		const place = {
+			kind: vector.kind,
+			conversationId: vector.conversationId,
+			authorId: vector.authorId,
+			conversationKey: conversationKey()
+		};
+		const envelope = {
+			v: 1,
+			scheme: 'in1',
+			keyVersion: vector.keyVersion,
+			recordId: vector.recordId,
+			nonce: vector.nonce,
+			ciphertext: vector.ciphertext
+		};
+		expect(() => decryptPrivateRecord({ ...envelope, v: 2 }, place)).toThrow('a private record must be v 1, scheme in1');
+		expect(() => decryptPrivateRecord(envelope, { ...place, authorId: 'acc_other' })).toThrow('the record does not authenticate');
+	});
+});

@@ -44,5 +44,15 @@ describe('private records in the worker (docs/private-records.md)', () => {
 		);
 		expect(codeOfCall(() => decryptRecords(session, conversationId, 'note', Array(MAX_RECORD_BATCH + 1).fill({})))).toBe('INVALID_INPUT');
 		expect(codeOfCall(() => decryptRecords(session, conversationId, 'note', 'all' as never))).toBe('INVALID_INPUT');
+		expect(() => decryptRecords(session, conversationId, 'note', 'all' as never)).toThrow('records must be a list');
+		expect(() => decryptRecords(session, conversationId, 'note', Array(MAX_RECORD_BATCH + 1).fill({}))).toThrow(
+			`at most ${MAX_RECORD_BATCH} records per call, got ${MAX_RECORD_BATCH + 1}`
+		);
+		expect(decryptRecords(session, conversationId, 'note', Array(MAX_RECORD_BATCH).fill({}))).toHaveLength(MAX_RECORD_BATCH);
+		expect(() => decryptRecords(session, 'a b', 'note', [])).toThrow(/^conversationId must match/);
+		expect(() => encryptRecord(session, { kind: 'note', conversationId: 'a b', authorId: 'acc_ada', text: 'x' })).toThrow(
+			/^conversationId must match/
+		);
+		expect(() => encryptRecord(session, undefined as never)).toThrow(/^conversationId must match/);
 	});
 });
