@@ -39,6 +39,16 @@ const VECTORS = JSON.parse(readFileSync(join(process.cwd(), 'vectors', 'inbox-pr
 	messageAcceptance: { key: string; conversationId: string; envelope: unknown; code: string };
 };
 
+/** The envelope a vector case expects. */
+const envelopeOf = (vector: (typeof VECTORS.cases)[number]) => ({
+	v: 1,
+	scheme: 'in1',
+	keyVersion: vector.keyVersion,
+	recordId: vector.recordId,
+	nonce: vector.nonce,
+	ciphertext: vector.ciphertext
+});
+
 const codeOf = (work: () => unknown) => {
 	try {
 		work();
@@ -64,14 +74,7 @@ describe('private records in1 (docs/private-records.md)', () => {
 			conversationKey,
 			nonce: b64uDecode(vector.nonce, 'nonce')
 		});
-		expect(envelope).toEqual({
-			v: 1,
-			scheme: 'in1',
-			keyVersion: vector.keyVersion,
-			recordId: vector.recordId,
-			nonce: vector.nonce,
-			ciphertext: vector.ciphertext
-		});
+		expect(envelope).toEqual(envelopeOf(vector));
 		expect(decryptPrivateRecord(envelope, { ...place, conversationKey })).toBe(vector.text);
 		expect(privateEnvelopeShapeProblem(envelope)).toBeNull();
 	});
@@ -135,14 +138,7 @@ describe('private records say what is wrong (docs/private-records.md)', () => {
 			authorId: vector.authorId,
 			conversationKey: conversationKey()
 		};
-		const envelope = {
-			v: 1,
-			scheme: 'in1',
-			keyVersion: vector.keyVersion,
-			recordId: vector.recordId,
-			nonce: vector.nonce,
-			ciphertext: vector.ciphertext
-		};
+		const envelope = envelopeOf(vector);
 		expect(() => decryptPrivateRecord({ ...envelope, v: 2 }, place)).toThrow('a private record must be v 1, scheme in1');
 		expect(() => decryptPrivateRecord(envelope, { ...place, authorId: 'acc_other' })).toThrow('the record does not authenticate');
 	});
