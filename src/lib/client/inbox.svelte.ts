@@ -1,6 +1,7 @@
 /**
  * The signed-in, unlocked inbox: the conversation list, the live connection that
- * keeps it current, the thread on screen, and previews of new messages decrypted in the worker.
+ * keeps it current, the thread on screen, previews of new messages and customers' names decrypted in
+ * the worker, who sent each reply, and the team's names, labels and canned replies.
  * Created when the key is unlocked, stopped (with every plaintext forgotten) on lock or sign-out.
  */
 import pMap from 'p-map';
