@@ -1,7 +1,8 @@
 /**
  * The conversation list of the inbox: every conversation of the inbox's view
- * (`GET /api/conversations`, pages of 200), kept live by `/api/events`, with filters, search, counts
- * and the text previews this tab decrypted. Plaintext previews live in memory only and go on lock.
+ * (`GET /api/conversations`, pages of 200), kept live by `/api/events`, with the team's views (state,
+ * assignee, label), filters, search, counts, and the text previews and customers' names this tab
+ * decrypted. Plaintext previews and names live in memory only and go on lock.
  */
 import { listConversations } from './api';
 import {

@@ -1,7 +1,8 @@
 /**
  * One open conversation: its key opened in the worker from the agent's wrap, the
  * history paged with `before`/`after` through the proxy and decrypted a page per worker call, live
- * messages, the read receipt, typing and closing. Sending lives in thread-sender.ts.
+ * messages and who sent them, the team's private notes and the customer's profile (docs/private-records.md),
+ * who else is here, the read receipt, typing and closing. Sending lives in thread-sender.ts.
  */
 import { ContractError } from '../errors';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
