@@ -4,13 +4,8 @@
  */
 export type PresenceState = 'viewing' | 'typing' | 'left';
 
-export interface PresenceEvent {
-	conversationId: string;
-	accountId: string;
-	displayName: string;
-	state: PresenceState;
-	at: string;
-}
+/** What a live `presence` event says: who, on which conversation, doing what, when. */
+export type PresenceEvent = { conversationId: string; accountId: string; displayName: string; state: PresenceState; at: string };
 
 /** A viewer says so every 10 s; typing is told at most every 4 s. */
 export const VIEWING_FOR_MS = 25_000;

@@ -70,6 +70,14 @@ export class ThreadStore {
 	/** Who else replied since this thread was opened (sending asks first), or null. */
 	#othersReplied = $state<string | null>(null);
 	#viewingTimer: ReturnType<typeof setInterval> | undefined;
+	/** The private notes of the conversation, decrypted here, by time. */
+	readonly notes: readonly ThreadNote[] = $derived(this.#notes);
+	/** The customer's profile, decrypted here (null before anyone wrote one, or while it cannot be read). */
+	readonly profile: DecryptedProfile | null = $derived(this.#profile);
+	/** What the other agents said of this conversation lately (viewing, typing, left). */
+	readonly presence: readonly PresenceEvent[] = $derived(this.#presence);
+	/** The name of another agent who replied since this thread was opened, until the agent sends anyway. */
+	readonly othersReplied: string | null = $derived(this.#othersReplied);
 	/** The authors of the company's messages loaded here, by clientMessageId. */
 	#authors = $state.raw<ReadonlyMap<string, MessageAuthor>>(NO_AUTHORS);
 	/** Why the composer is closed (the key is not open here), or null when the agent can write. */
@@ -124,26 +132,6 @@ export class ThreadStore {
 
 	get loadError(): string | null {
 		return this.#loadError;
-	}
-
-	/** The private notes of the conversation, decrypted here, by time. */
-	get notes(): readonly ThreadNote[] {
-		return this.#notes;
-	}
-
-	/** The customer's profile, decrypted here (null before anyone wrote one, or while it cannot be read). */
-	get profile(): DecryptedProfile | null {
-		return this.#profile;
-	}
-
-	/** What the other agents said of this conversation lately (viewing, typing, left). */
-	get presence(): readonly PresenceEvent[] {
-		return this.#presence;
-	}
-
-	/** The name of another agent who replied since this thread was opened, until the agent sends anyway. */
-	get othersReplied(): string | null {
-		return this.#othersReplied;
 	}
 
 	acknowledgeOthersReplies(): void {

@@ -90,23 +90,22 @@ export function newClientMessageId(prefix = 'srv_'): string {
 	return prefix + b64uEncode(sodium().randombytes_buf(16));
 }
 
-export interface EncryptMessageInput extends MessageContext {
+/** What any text padded to 256-byte blocks is encrypted from (messages, the inbox's private records). */
+export interface PaddedTextInput {
 	text: string;
 	conversationKey: Uint8Array;
-	/** Only for conformance vectors; otherwise a fresh random nonce is drawn. */
+	/** Only for vectors; otherwise a fresh random nonce is drawn. */
 	nonce?: Uint8Array;
 }
+
+export interface EncryptMessageInput extends MessageContext, PaddedTextInput {}
 
 /**
  * Contract 6.5 for any text padded to 256-byte blocks (messages, the inbox's private records): at most
  * 65,536 UTF-8 bytes, padded, encrypted with XChaCha20-Poly1305 under `ad` and a fresh nonce (or the
  * given one, for vectors).
  */
-export function encryptPaddedText(
-	input: { text: string; conversationKey: Uint8Array; nonce?: Uint8Array },
-	ad: string,
-	what: string
-): { nonce: Uint8Array; ciphertext: Uint8Array } {
+export function encryptPaddedText(input: PaddedTextInput, ad: string, what: string): { nonce: string; ciphertext: string } {
 	requireBytes(input.conversationKey, KEY_BYTES, 'conversation key');
 	const text = utf8Encode(input.text, what);
 	if (text.length > MAX_MESSAGE_TEXT_BYTES) {
@@ -117,20 +116,13 @@ export function encryptPaddedText(
 	const padded = pad(text);
 	const ciphertext = sodium().crypto_aead_xchacha20poly1305_ietf_encrypt(padded, ad, null, nonce, input.conversationKey);
 	padded.fill(0);
-	return { nonce, ciphertext };
+	return { nonce: b64uEncode(nonce), ciphertext: b64uEncode(ciphertext) };
 }
 
 /** Builds an `sc1` envelope (contract 6.5). Text is at most 65,536 UTF-8 bytes. */
 export function encryptMessage(input: EncryptMessageInput): Envelope {
-	const { nonce, ciphertext } = encryptPaddedText(input, messageAd(input), 'message text');
-	return {
-		v: 1,
-		scheme: 'sc1',
-		keyVersion: input.keyVersion,
-		clientMessageId: input.clientMessageId,
-		nonce: b64uEncode(nonce),
-		ciphertext: b64uEncode(ciphertext)
-	};
+	const sealed = encryptPaddedText(input, messageAd(input), 'message text');
+	return { v: 1, scheme: 'sc1', keyVersion: input.keyVersion, clientMessageId: input.clientMessageId, ...sealed };
 }
 
 export interface DecryptMessageContext {

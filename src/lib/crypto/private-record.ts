@@ -9,7 +9,7 @@
  */
 import { fail } from '../errors';
 import { b64uDecode, b64uEncode, utf8Decode } from './encoding';
-import { encryptPaddedText, MAX_MESSAGE_TEXT_BYTES, PADDING_BLOCK, paddedEnvelopeParts, unpad } from './message';
+import { encryptPaddedText, MAX_MESSAGE_TEXT_BYTES, PADDING_BLOCK, paddedEnvelopeParts, unpad, type PaddedTextInput } from './message';
 import { ID_RULE, isId, isIntegerIn, MAX_KEY_VERSION, NONCE_BYTES, requireId, requireKeyVersion, TAG_BYTES } from './rules';
 import { sodium } from './sodium';
 
@@ -60,25 +60,14 @@ export function newRecordId(kind: PrivateRecordKind): string {
 	return `${requireKind(kind)}_${b64uEncode(sodium().randombytes_buf(16))}`;
 }
 
-export interface EncryptPrivateRecordInput extends PrivateRecordPlace {
+export interface EncryptPrivateRecordInput extends PrivateRecordPlace, PaddedTextInput {
 	recordId: string;
 	keyVersion: number;
-	text: string;
-	conversationKey: Uint8Array;
-	/** Only for vectors; otherwise a fresh random nonce is drawn. */
-	nonce?: Uint8Array;
 }
 
 export function encryptPrivateRecord(input: EncryptPrivateRecordInput): PrivateEnvelope {
-	const { nonce, ciphertext } = encryptPaddedText(input, privateRecordAd(input), 'record text');
-	return {
-		v: 1,
-		scheme: 'in1',
-		keyVersion: input.keyVersion,
-		recordId: input.recordId,
-		nonce: b64uEncode(nonce),
-		ciphertext: b64uEncode(ciphertext)
-	};
+	const sealed = encryptPaddedText(input, privateRecordAd(input), 'record text');
+	return { v: 1, scheme: 'in1', keyVersion: input.keyVersion, recordId: input.recordId, ...sealed };
 }
 
 /**

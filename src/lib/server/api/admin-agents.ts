@@ -16,6 +16,8 @@ import {
 import { json, readJsonObject } from '../http/responses';
 import { idParam, requireSession, route } from './event';
 import { startSession } from './session';
+import type { Account } from '../db/accounts';
+import type { Inbox } from '../inbox';
 import { sessionJson } from './views';
 import type { AdminAgentList, SigningPublicKey } from '../../inbox-api/agents';
 
@@ -29,43 +31,37 @@ export const getAgentInvitations = route(async (event, inbox) => {
 	return json({ data: await pendingAgentInvitations(inbox) });
 });
 
-export const deleteAgentInvitation = route(async (event, inbox) => {
-	const { account } = requireSession(event, 'admin');
-	await revokeInvitation(inbox, account, idParam(event, 'invitationId'));
-	return new Response(null, { status: 204 });
-});
+export const deleteAgentInvitation = adminAction('invitationId', revokeInvitation);
 
 export const postAgentInvitation = route(async (event, inbox) => {
 	const { account } = requireSession(event, 'admin');
 	return json(await inviteAgent(inbox, account, await readJsonObject(event.request, 4 * 1024)), 201);
 });
 
-export const disableAgent = route(async (event, inbox) => {
-	const { account } = requireSession(event, 'admin');
-	await readJsonObject(event.request, 4 * 1024);
-	await setDisabled(inbox, account, idParam(event, 'accountId'), true);
-	return new Response(null, { status: 204 });
-});
+/**
+ * An admin's action on the account or invitation named in the path, answered `204`; `withBody` reads
+ * (and ignores) the `{}` a POST carries.
+ */
+function adminAction(
+	param: string,
+	act: (inbox: Inbox, admin: Account, id: string) => Promise<unknown>,
+	withBody = false
+): ReturnType<typeof route> {
+	return route(async (event, inbox) => {
+		const { account } = requireSession(event, 'admin');
+		if (withBody) await readJsonObject(event.request, 4 * 1024);
+		await act(inbox, account, idParam(event, param));
+		return new Response(null, { status: 204 });
+	});
+}
 
-export const enableAgent = route(async (event, inbox) => {
-	const { account } = requireSession(event, 'admin');
-	await readJsonObject(event.request, 4 * 1024);
-	await setDisabled(inbox, account, idParam(event, 'accountId'), false);
-	return new Response(null, { status: 204 });
-});
+export const disableAgent = adminAction('accountId', (inbox, admin, id) => setDisabled(inbox, admin, id, true), true);
 
-export const deleteAgent = route(async (event, inbox) => {
-	const { account } = requireSession(event, 'admin');
-	await removeAgent(inbox, account, idParam(event, 'accountId'));
-	return new Response(null, { status: 204 });
-});
+export const enableAgent = adminAction('accountId', (inbox, admin, id) => setDisabled(inbox, admin, id, false), true);
 
-export const postResetKey = route(async (event, inbox) => {
-	const { account } = requireSession(event, 'admin');
-	await readJsonObject(event.request, 4 * 1024);
-	await resetAgentKey(inbox, account, idParam(event, 'accountId'));
-	return new Response(null, { status: 204 });
-});
+export const deleteAgent = adminAction('accountId', removeAgent);
+
+export const postResetKey = adminAction('accountId', resetAgentKey, true);
 
 /** `signing.pub` only (contract 2.1): the page checks that the `signing.key` it imports belongs to it. */
 export const getSigningKey = route(async (event, inbox) => {
