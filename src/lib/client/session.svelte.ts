@@ -183,10 +183,15 @@ class SessionStore {
 			.catch(() => stopCrypto());
 	}
 
-	/** Signs out: the server forgets the session, the worker is terminated with every secret. */
+	/**
+	 * Signs out: the server forgets the session, the worker is terminated with every secret, and this
+	 * account's drafts are removed (after the lock, which stops any further draft from being written).
+	 */
 	async logout(): Promise<void> {
 		try {
-			await runningCrypto()?.lock();
+			const crypto = runningCrypto();
+			await crypto?.lock();
+			await crypto?.clearDrafts();
 		} catch {
 			// terminated below anyway
 		}

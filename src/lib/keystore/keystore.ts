@@ -1,7 +1,8 @@
 /**
  * The browser key store, run inside the crypto worker: the agent's X25519 key and the
  * admin's Ed25519 `signing.key` (contract 2.1) stored wrapped twice (passphrase layer, then device
- * layer), with create, unlock, change of passphrase, backup export and import, and delete.
+ * layer), with create, unlock, change of passphrase, backup export and import, and delete; and the
+ * agent's drafts under the same device key.
  */
 import { b64uDecode, b64uEncode } from '../crypto/encoding';
 import { fail } from '../errors';
@@ -9,6 +10,7 @@ import { checkEd25519SecretKey, generateX25519KeyPair } from '../crypto/keys';
 import { sodium } from '../crypto/sodium';
 import { BACKUP_FORMAT, BACKUP_VERSION, parseBackup, passphraseContext, type KeyBackup } from './backup';
 import { generateDeviceKey } from './device-key';
+import { DraftStore } from './drafts';
 import { isWeakerThanDefaults, openWithPassphrase, requireNewPassphrase } from './passphrase';
 import {
 	checkPair,
@@ -39,6 +41,11 @@ function newAgentKeyId(): string {
 
 export class KeyStore {
 	private database: Promise<KeyStoreDatabase> | undefined;
+	/** The agent's drafts, sealed under this store's device key. */
+	readonly drafts = new DraftStore(
+		() => this.open(),
+		() => this.deviceKey()
+	);
 
 	constructor(private readonly databaseName = KEYSTORE_DATABASE) {}
 

@@ -24,11 +24,28 @@ describe('the key store database (docs/crypto-worker.md)', () => {
 		const name = freshName();
 		let closed = 0;
 		const database = await openKeyStoreDatabase(name, () => closed++);
-		expect([...database.objectStoreNames].sort()).toEqual(['device', 'keys']);
+		expect([...database.objectStoreNames].sort()).toEqual(['device', 'drafts', 'keys']);
 		const newer = await openDB(name, KEYSTORE_VERSION + 1);
 		expect(closed).toBe(1);
 		expect(newer.version).toBe(KEYSTORE_VERSION + 1);
 		newer.close();
+	});
+
+	it('upgrades a store of the first version in place, keeping its records', async () => {
+		const name = freshName();
+		const first = await openDB(name, 1, {
+			upgrade(db) {
+				db.createObjectStore('keys', { keyPath: 'kind' });
+				db.createObjectStore('device', { keyPath: 'id' });
+			}
+		});
+		await first.put('device', { id: 'device', key: 'kept', createdAt: '2026-11-01T00:00:00.000Z' });
+		first.close();
+		const upgraded = await openKeyStoreDatabase(name);
+		expect(upgraded.version).toBe(KEYSTORE_VERSION);
+		expect([...upgraded.objectStoreNames].sort()).toEqual(['device', 'drafts', 'keys']);
+		expect((await upgraded.get('device', 'device'))?.key).toBe('kept');
+		upgraded.close();
 	});
 
 	it('refuses a store written by a newer version, and a browser without IndexedDB, with STORAGE_UNAVAILABLE', async () => {

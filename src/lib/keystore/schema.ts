@@ -1,6 +1,7 @@
 /**
  * The key store's IndexedDB schema and its versioned upgrades: one record per key kind
- * (the agent's X25519 key, the admin's Ed25519 `signing.key` of contract 2.1) and the device key.
+ * (the agent's X25519 key, the admin's Ed25519 `signing.key` of contract 2.1), the device key, and
+ * the agent's drafts sealed under it (docs/crypto-worker.md "Drafts").
  * Upgrades run in order from the stored version, so a later version can migrate stored records.
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
@@ -42,9 +43,18 @@ export interface DeviceKeyRecord {
 	createdAt: string;
 }
 
+/** A reply or note being written, AES-GCM under the device key (keystore/drafts.ts). */
+export interface StoredDraftRecord {
+	conversationId: string;
+	sealed: DeviceSealed;
+	/** ISO 8601 UTC. */
+	updatedAt: string;
+}
+
 export interface KeyStoreSchema extends DBSchema {
 	keys: { key: KeyKind; value: StoredKeyRecord };
 	device: { key: 'device'; value: DeviceKeyRecord };
+	drafts: { key: string; value: StoredDraftRecord };
 }
 
 export type KeyStoreDatabase = IDBPDatabase<KeyStoreSchema>;
@@ -59,6 +69,9 @@ const UPGRADES: ReadonlyArray<(database: KeyStoreDatabase, transaction: UpgradeT
 	(database) => {
 		database.createObjectStore('keys', { keyPath: 'kind' });
 		database.createObjectStore('device', { keyPath: 'id' });
+	},
+	(database) => {
+		database.createObjectStore('drafts', { keyPath: 'conversationId' });
 	}
 ];
 

@@ -14,6 +14,7 @@ import { requireId } from '../rules';
 import type { RosterText, RotationText } from '../vectors/implementation';
 import { backupFileName, formatBackup } from '../../keystore/backup';
 import { KeyStore, type OpenedKey } from '../../keystore/keystore';
+import type { Draft } from '../../keystore/drafts';
 import { KEYSTORE_DATABASE, type KeyKind } from '../../keystore/schema';
 import { AttachmentDownloads } from './attachment-download';
 import { encryptFile } from './attachment-upload';
@@ -145,6 +146,27 @@ export function createWorkerApi() {
 				session.forget(kind);
 				return existed;
 			}),
+
+		/**
+		 * Keeps the draft of a conversation sealed under the device key (docs/crypto-worker.md "Drafts");
+		 * drafts are written and read only while the agent key is unlocked, so nothing lands after a lock.
+		 */
+		saveDraft: (conversationId: string, draft: Draft) =>
+			run(() => {
+				session.requireUnlocked('agent');
+				return store.drafts.save(conversationId, draft);
+			}),
+
+		loadDraft: (conversationId: string) =>
+			run(() => {
+				session.requireUnlocked('agent');
+				return store.drafts.load(conversationId);
+			}),
+
+		removeDraft: (conversationId: string) => run(() => store.drafts.remove(conversationId)),
+
+		/** Removes every draft of this account (sign-out). */
+		clearDrafts: () => run(() => store.drafts.clear()),
 
 		/** Opens a wrap sealed for the agent (contract 6.1) and caches K; K never leaves the worker. */
 		openConversationKey: (handle: string, conversationId: string, wrap: Wrap) =>

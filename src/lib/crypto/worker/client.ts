@@ -8,6 +8,7 @@ import { ContractError } from '../../errors';
 import type { RosterText } from '../vectors/implementation';
 import type { PrivateEnvelope, PrivateRecordKind } from '../private-record';
 import type { CryptoWorkerApi } from './api';
+import type { Draft } from '../../keystore/drafts';
 import { ProgressReporter } from './progress';
 import { pumpPieces } from './stream-pump';
 import { installTransferHandlers } from './transfer';
@@ -133,6 +134,24 @@ export class CryptoWorkerClient {
 
 	deleteKey(kind: KeyKind): Promise<boolean> {
 		return this.call(() => this.remote.deleteKey(kind));
+	}
+
+	/** Keeps the draft of a conversation, sealed under the device key; empty text removes it. */
+	saveDraft(conversationId: string, draft: Draft): Promise<void> {
+		return this.call(() => this.remote.saveDraft(conversationId, draft));
+	}
+
+	/** The draft of a conversation, or null; `LOCKED` while the agent key is locked. */
+	loadDraft(conversationId: string): Promise<Draft | null> {
+		return this.call(() => this.remote.loadDraft(conversationId));
+	}
+
+	removeDraft(conversationId: string): Promise<void> {
+		return this.call(() => this.remote.removeDraft(conversationId));
+	}
+
+	clearDrafts(): Promise<void> {
+		return this.call(() => this.remote.clearDrafts());
 	}
 
 	openConversationKey(handle: string, conversationId: string, wrap: Wrap): Promise<OpenedConversation> {

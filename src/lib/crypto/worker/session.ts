@@ -61,11 +61,16 @@ export class KeySession {
 		return this.held.has(kind);
 	}
 
+	/** `LOCKED` unless the key of `kind` is unlocked. */
+	requireUnlocked(kind: KeyKind): void {
+		if (!this.isUnlocked(kind)) fail('LOCKED', `the ${kind} key is locked: unlock it with its passphrase first`);
+	}
+
 	/** The open conversation key; `LOCKED` when the agent key is locked, otherwise `CONVERSATION_KEY_NOT_OPEN`. */
 	conversationKey(conversationId: string): ConversationKey {
 		const entry = this.conversationKeys.get(conversationId);
 		if (entry) return entry;
-		if (!this.isUnlocked('agent')) fail('LOCKED', 'the agent key is locked: unlock it with its passphrase first');
+		this.requireUnlocked('agent');
 		return fail('CONVERSATION_KEY_NOT_OPEN', `no key is open for conversation ${conversationId}: open its wrap first`);
 	}
 
