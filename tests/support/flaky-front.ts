@@ -13,7 +13,7 @@ export interface SeenRequest {
 	headers: IncomingMessage['headers'];
 	body: string;
 	/** What the front did with it. */
-	outcome: 'forwarded' | 'status' | 'cut' | 'canned';
+	outcome: 'forwarded' | 'status' | 'cut' | 'canned' | 'held';
 }
 
 /** An answer the front gives itself: no Content-Type unless `headers` has one. */
@@ -30,6 +30,12 @@ export interface FlakyFront {
 	failNext(count: number, failure: { status: number; retryAfter?: number } | 'cut'): void;
 	/** Every request for `path` (without the query) gets `answer` instead of reaching the service. */
 	answerPath(path: string, answer: CannedAnswer): void;
+	/**
+	 * A stopped service (a hung host): requests are held without an answer until `resume`, which cuts
+	 * the held ones, as a service restarted meanwhile would have lost them, and lets new ones through.
+	 */
+	stall(): void;
+	resume(): void;
 	close(): Promise<void>;
 }
 
@@ -37,6 +43,7 @@ export async function startFlakyFront(target: string): Promise<FlakyFront> {
 	const failures: ({ status: number; retryAfter?: number } | 'cut')[] = [];
 	const seen: SeenRequest[] = [];
 	const canned = new Map<string, CannedAnswer>();
+	let held: Array<() => void> | null = null;
 	const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
 		const chunks: Buffer[] = [];
 		incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -67,6 +74,11 @@ export async function startFlakyFront(target: string): Promise<FlakyFront> {
 				);
 				return;
 			}
+			if (held) {
+				record('held');
+				held.push(() => incoming.socket.destroy());
+				return;
+			}
 			record('forwarded');
 			const url = new URL(incoming.url ?? '/', target);
 			const forward = httpRequest(url, { method: incoming.method, headers: { ...incoming.headers, host: url.host } }, (answer) => {
@@ -86,6 +98,14 @@ export async function startFlakyFront(target: string): Promise<FlakyFront> {
 		},
 		answerPath(path, answer) {
 			canned.set(path, answer);
+		},
+		stall() {
+			held ??= [];
+		},
+		resume() {
+			const waiting = held ?? [];
+			held = null;
+			for (const cut of waiting) cut();
 		},
 		close: () =>
 			new Promise((resolve) => {

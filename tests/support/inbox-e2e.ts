@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { InboxClient } from '../../src/cli/demo/inbox-client';
 import { publishRoster } from '../../src/cli/demo/roster';
 import { ensureBuild } from '../../src/cli/stack/build';
-import { startStack, type AccountSpec, type Stack } from '../../src/cli/stack/stack';
+import { startStack, type AccountSpec, type Stack, type StackOptions } from '../../src/cli/stack/stack';
 import { seedPgliteDataDir } from './pglite-template';
 
 export { expect };
@@ -169,11 +169,14 @@ export class SimCustomer {
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-/** Starts a stack for the inbox's browser tests: a fresh data directory, the admin account, the demo backup handoff off. */
-export async function startInboxStack(): Promise<InboxStack> {
+/**
+ * Starts a stack for the inbox's browser tests: a fresh data directory, the admin account, the demo
+ * backup handoff off; `serviceBaseUrl` may put something between the inbox and the service.
+ */
+export async function startInboxStack(options: Pick<StackOptions, 'serviceBaseUrl'> = {}): Promise<InboxStack> {
 	await ensureBuild();
 	const dataDir = mkdtempSync(join(tmpdir(), 'inbox-ui-e2e-'));
-	return new InboxStack(await startStack({ dataDir, accounts: [ADMIN], prepare: () => seedPgliteDataDir(dataDir) }));
+	return new InboxStack(await startStack({ dataDir, accounts: [ADMIN], prepare: () => seedPgliteDataDir(dataDir), ...options }));
 }
 
 export const test = base.extend<object, { inbox: InboxStack }>({

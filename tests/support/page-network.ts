@@ -1,8 +1,9 @@
 /**
  * The network of a page under test, for the rune stores' specs: the store's relative `fetch` calls go to
  * the running inbox with the page's origin and session cookie, as a browser on the inbox's origin sends
- * them. The spec can see every request and break the network on purpose: hold an answer back, or lose it
- * after the server acted (the connection broke before the answer arrived).
+ * them. The spec can see every request and break the network on purpose: hold an answer back, lose it
+ * after the server acted (the connection broke before the answer arrived), or cut the request before it
+ * reached the server.
  */
 
 export interface PageRequest {
@@ -15,7 +16,9 @@ export interface PageRequest {
 /** The runtime's own fetch, taken before a spec puts the page's in its place. */
 const networkFetch = globalThis.fetch.bind(globalThis);
 
-type Fault = { method: string; path: RegExp } & ({ kind: 'lose' } | { kind: 'hold'; arrived: () => void; released: Promise<void> });
+type Fault = { method: string; path: RegExp } & (
+	{ kind: 'lose' } | { kind: 'cut' } | { kind: 'hold'; arrived: () => void; released: Promise<void> }
+);
 
 export class PageNetwork {
 	readonly requests: PageRequest[] = [];
@@ -35,15 +38,20 @@ export class PageNetwork {
 		if (this.#cookie) headers.set('cookie', this.#cookie);
 		const path = url.pathname + url.search;
 		this.requests.push({ method, path, headers });
+		const cut = this.#faults.findIndex((fault) => fault.kind === 'cut' && fault.method === method && fault.path.test(path));
+		if (cut >= 0) {
+			this.#faults.splice(cut, 1);
+			throw new TypeError('Failed to fetch: the connection broke before the request left');
+		}
 		const response = await networkFetch(url, { method, headers, body: init.body, redirect: 'manual', signal: init.signal });
 		for (const cookie of response.headers.getSetCookie()) {
 			const [pair] = cookie.split(';');
 			if (pair.startsWith('inbox_session=')) this.#cookie = pair === 'inbox_session=' ? null : pair;
 		}
-		const index = this.#faults.findIndex((fault) => fault.method === method && fault.path.test(path));
+		const index = this.#faults.findIndex((fault) => fault.kind !== 'cut' && fault.method === method && fault.path.test(path));
 		if (index < 0) return response;
 		const [fault] = this.#faults.splice(index, 1);
-		if (fault.kind === 'lose') {
+		if (fault.kind !== 'hold') {
 			await response.arrayBuffer();
 			throw new TypeError('Failed to fetch: the connection broke before the answer arrived');
 		}
@@ -51,6 +59,11 @@ export class PageNetwork {
 		await fault.released;
 		return response;
 	};
+
+	/** The next matching request never reaches the server. */
+	cutNextRequest(method: string, path: RegExp): void {
+		this.#faults.push({ method, path, kind: 'cut' });
+	}
 
 	/** The answer to the next matching request is lost after the server acted on it. */
 	loseNextAnswer(method: string, path: RegExp): void {

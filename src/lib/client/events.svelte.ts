@@ -1,7 +1,9 @@
 /**
  * Live updates from `GET /api/events` (docs/inbox-api.md §7): one EventSource per page, typed
  * handlers, resumption with `Last-Event-ID` (the browser resends it; after a hard failure we reconnect
- * with `?lastEventId=`), and a `resync` when the server cannot replay what was missed.
+ * with `?lastEventId=`), a `resync` when the server cannot replay what was missed, and a watchdog: a
+ * stream silent for 2.5 heartbeats is dead (a stopped server, a sleeping laptop's lost connection)
+ * even when the browser still thinks it is open, so it is closed and opened again.
  */
 import { getSession } from './api';
 import type { ConversationNote } from '../inbox-api/records';
@@ -27,6 +29,10 @@ export interface LiveHandlers {
 export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'stopped';
 
 const RECONNECT_DELAYS_MS = [1000, 2000, 5000, 10_000, 30_000];
+/** Until `ready` says otherwise. */
+const DEFAULT_HEARTBEAT_MS = 15_000;
+/** Heartbeats missed before the stream counts as dead. */
+const SILENT_HEARTBEATS = 2.5;
 
 export class LiveEvents {
 	status = $state<LiveStatus>('stopped');
@@ -34,8 +40,24 @@ export class LiveEvents {
 	private lastEventId: string | null = null;
 	private attempt = 0;
 	private timer: ReturnType<typeof setTimeout> | null = null;
+	private watchdog: ReturnType<typeof setTimeout> | null = null;
+	private heartbeatMs = DEFAULT_HEARTBEAT_MS;
 
 	constructor(private readonly handlers: LiveHandlers) {}
+
+	/** Something came from the server: the stream is alive for another 2.5 heartbeats. */
+	private heard(): void {
+		if (this.watchdog) clearTimeout(this.watchdog);
+		this.watchdog = setTimeout(() => this.silent(), this.heartbeatMs * SILENT_HEARTBEATS);
+	}
+
+	private silent(): void {
+		this.watchdog = null;
+		if (this.status === 'stopped') return;
+		this.closeSource();
+		this.status = 'reconnecting';
+		this.scheduleReconnect();
+	}
 
 	start(): void {
 		if (this.source) return;
@@ -43,8 +65,10 @@ export class LiveEvents {
 		const url = this.lastEventId === null ? '/api/events' : `/api/events?lastEventId=${encodeURIComponent(this.lastEventId)}`;
 		const source = new EventSource(url, { withCredentials: true });
 		this.source = source;
+		this.heard();
 		const on = (name: string, handle: (data: unknown) => void) =>
 			source.addEventListener(name, (event) => {
+				this.heard();
 				const message = event as MessageEvent<string>;
 				if (message.lastEventId) this.lastEventId = message.lastEventId;
 				let data: unknown;
@@ -55,7 +79,10 @@ export class LiveEvents {
 				}
 				handle(data);
 			});
-		on('ready', () => {
+		on('ready', (data) => {
+			const seconds = (data as { heartbeatSeconds?: unknown } | null)?.heartbeatSeconds;
+			if (typeof seconds === 'number' && seconds > 0) this.heartbeatMs = seconds * 1000;
+			this.heard();
 			this.attempt = 0;
 			this.status = 'live';
 			this.handlers.ready?.();
@@ -76,6 +103,7 @@ export class LiveEvents {
 		});
 		on('presence', (data) => this.handlers.presence(data as PresenceEvent));
 		on('labels.changed', () => this.handlers.labels());
+		on('heartbeat', () => undefined);
 		on('resync', () => this.handlers.resync());
 		source.addEventListener('error', () => {
 			if (source.readyState === EventSource.CONNECTING) {
@@ -107,6 +135,8 @@ export class LiveEvents {
 	private closeSource(): void {
 		this.source?.close();
 		this.source = null;
+		if (this.watchdog) clearTimeout(this.watchdog);
+		this.watchdog = null;
 	}
 
 	stop(): void {

@@ -5,6 +5,7 @@
  */
 import { codeForStatus, ContractError, isContractCode } from '../errors';
 import { b64uEncode } from '../crypto/encoding';
+import { connectivity } from './connectivity.svelte';
 
 type Listener = () => void;
 const unauthenticatedListeners = new Set<Listener>();
@@ -42,13 +43,24 @@ export interface RequestOptions {
 	signal?: AbortSignal;
 }
 
+/** `fetch` to the inbox server with the session cookie; a failure without an answer tells the page's connectivity. */
+export async function fetchInbox(path: string, init: RequestInit): Promise<Response> {
+	try {
+		return await fetch(path, { ...init, credentials: 'same-origin', cache: 'no-store' });
+	} catch (error) {
+		if (!init.signal?.aborted) connectivity.serverFailed();
+		throw error;
+	}
+}
+
 /** Sends a request and returns the raw Response when it is 2xx; throws the ContractError otherwise. */
 export async function send(method: string, path: string, options: RequestOptions & { rawBody?: string } = {}): Promise<Response> {
 	const headers: Record<string, string> = { accept: 'application/json' };
 	const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
 	if (body !== undefined) headers['content-type'] = 'application/json';
 	if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-	const response = await fetch(path, { method, headers, body, credentials: 'same-origin', cache: 'no-store', signal: options.signal });
+	const response = await fetchInbox(path, { method, headers, body, signal: options.signal });
+	connectivity.serverAnswered();
 	if (!response.ok) throw await errorFromResponse(response);
 	return response;
 }

@@ -18,6 +18,9 @@ import { v1Call } from './proxy';
 import { ThreadStore } from './thread.svelte';
 import type { Conversation, StoredMessage, TeamMember } from './types';
 import type { CannedReply, Label } from '../inbox-api/records';
+import { conversationAlert, messageAlert, type Alert } from './notifications';
+import { Outbox } from './outbox';
+import { sendPending } from './thread-sender';
 
 const CONTEXT = Symbol('inbox');
 const PREFETCHED_PREVIEWS = 30;
@@ -38,7 +41,10 @@ export class InboxState {
 	thread: ThreadStore | null = null;
 	/** The company key fingerprint the customers' apps check (contract 2.2, 6.3), for the trust badges. */
 	companyFingerprint = $state<string | null>(null);
+	/** Hears of new conversations and customer messages in Mine and Unassigned that are not on screen. */
+	onAlert: ((alert: Alert) => void) | null = null;
 	private stopped = false;
+	private readonly outbox: Outbox;
 
 	constructor(
 		private readonly crypto: CryptoWorkerClient,
@@ -46,6 +52,7 @@ export class InboxState {
 		private readonly accountId: string
 	) {
 		this.conversations = new ConversationStore(accountId);
+		this.outbox = new Outbox(accountId);
 		this.live = new LiveEvents({
 			conversation: (conversation) => this.conversationChanged(conversation),
 			message: (conversationId, message) => void this.messageArrived(conversationId, message),
@@ -163,17 +170,48 @@ export class InboxState {
 	}
 
 	private conversationChanged(conversation: Conversation): void {
+		this.raise(conversationAlert(this.conversations.get(conversation.conversationId), conversation, this.accountId));
 		this.conversations.upsert(conversation);
 		void this.learnName(conversation).catch(() => undefined);
 		if (this.thread?.conversationId === conversation.conversationId) this.thread.update(conversation);
 	}
 
 	private async messageArrived(conversationId: string, message: StoredMessage): Promise<void> {
+		this.raise(messageAlert(this.conversations.get(conversationId), message, this.accountId));
 		if (this.thread?.conversationId === conversationId) {
 			await this.thread.receive(message).catch(() => undefined);
 			return;
 		}
 		await this.preview(conversationId, message).catch(() => undefined);
+	}
+
+	/**
+	 * The connection came back (docs/inbox-api.md §11 "Connection and outbox"): the thread on screen
+	 * sends what waited, and replies that waited in other conversations are sent with their keys.
+	 */
+	connectionReturned(): void {
+		if (this.stopped) return;
+		this.thread?.connectionReturned();
+		void this.sendWaitingElsewhere();
+	}
+
+	private async sendWaitingElsewhere(): Promise<void> {
+		for (const entry of this.outbox.list()) {
+			if (this.stopped || entry.conversationId === this.thread?.conversationId) continue;
+			try {
+				await sendPending(entry);
+				this.outbox.remove(entry.localId);
+			} catch {
+				// it stays in the outbox: its thread shows it and tries again when opened
+			}
+		}
+	}
+
+	/** Passes an alert on, unless its conversation is on screen in a visible tab. */
+	private raise(alert: Alert | null): void {
+		if (!alert || this.stopped) return;
+		if (this.thread?.conversationId === alert.conversationId && document.visibilityState === 'visible') return;
+		this.onAlert?.(alert);
 	}
 
 	/** The profile versions whose names this tab decrypted, by conversation. */

@@ -12,7 +12,8 @@ import type { TransferProgress } from './attachments';
 /** The content types this inbox shows; any other is ignored (contract 2.5, 9 rule 2). */
 export const KNOWN_CONTENT_TYPES: ReadonlySet<string> = new Set(['text', 'attachment']);
 
-export type DeliveryState = 'received' | 'sending' | 'sent' | 'failed';
+/** `queued`: the service or the server could not be reached; the outbox sends it by itself when it can. */
+export type DeliveryState = 'received' | 'sending' | 'queued' | 'sent' | 'failed';
 
 export interface ThreadMessage {
 	/** messageId for stored messages, the local id for sends not confirmed yet. */

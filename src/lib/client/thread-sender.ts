@@ -2,7 +2,11 @@
  * Sending in a thread (contract 4.2, 4.3, 5.1): a text or a file becomes an envelope kept
  * in the outbox with its `Idempotency-Key` before the first attempt; attempts resend that same envelope;
  * files are uploaded first (with progress), and a reload finds unconfirmed sends and sends them again.
+ * A send that got no answer (the service or the server unreachable, docs/inbox-api.md §11 "Connection
+ * and outbox") waits in the outbox and is sent again by itself, with the same key, when the connection
+ * returns or on a growing timer; one attempt at a time per send, so the service acts once.
  */
+import pMap from 'p-map';
 import type { AttachmentMeta } from '../crypto/attachment-meta';
 import { utf8Length } from '../crypto/encoding';
 import { ContractError } from '../errors';
@@ -15,7 +19,9 @@ import { newIdempotencyKey } from './http';
 import { Outbox, type PendingSend } from './outbox';
 import { v1Call } from './proxy';
 import { clientMessageIds, type ThreadMessage } from './thread-messages';
+import { isServerUnreachable } from './connectivity.svelte';
 import type { ThreadCrypto } from './thread.svelte';
+import type { StoredMessage } from './types';
 
 /** What the sender needs of its thread. */
 export interface SendingThread {
@@ -44,10 +50,39 @@ function isDefinitiveRefusal(error: unknown): boolean {
 	return error instanceof ContractError && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 401;
 }
 
+/** No answer, or the service's or inbox's 5xx: the outcome is unknown and the send waits for the connection. */
+export function isWorthWaiting(error: unknown): boolean {
+	return isServerUnreachable(error) || (error instanceof ContractError && error.status !== undefined && error.status >= 500);
+}
+
+/** One attempt of a send from the outbox: its envelope, with its key (contract 4.2 rule 4, 5.1). */
+export function sendPending(entry: PendingSend): Promise<StoredMessage> {
+	return v1Call(
+		v1.sendMessage({
+			conversationId: entry.conversationId,
+			contentType: entry.contentType,
+			encryption: entry.encryption,
+			...(entry.attachment ? { attachment: entry.attachment } : {})
+		}),
+		{ idempotencyKey: entry.idempotencyKey }
+	);
+}
+
+/** Uploads of one batch that run at once (each streams through the worker). */
+const FILES_UPLOADED_AT_ONCE = 2;
+
+/** After a send waited, the next automatic attempts come this much later (the last one repeats). */
+export const RESEND_DELAYS_MS = [5_000, 10_000, 20_000, 30_000];
+
 export class ThreadSender {
 	private readonly outbox: Outbox;
 	/** Files whose upload has not finished, kept for a retry. */
 	private readonly files = new Map<string, File>();
+	/** Sends with an attempt under way: never two attempts of one send at once. */
+	private readonly delivering = new Set<string>();
+	private resendTimer: ReturnType<typeof setTimeout> | undefined;
+	private resendAttempt = 0;
+	private stopped = false;
 
 	constructor(
 		private readonly thread: SendingThread,
@@ -63,8 +98,32 @@ export class ThreadSender {
 			if (stored.has(entry.encryption.clientMessageId)) this.outbox.remove(entry.localId);
 	}
 
-	forgetFiles(): void {
+	/** The thread closed: forget files, stop resending (the outbox keeps what waits for the next page or thread). */
+	stop(): void {
+		this.stopped = true;
 		this.files.clear();
+		clearTimeout(this.resendTimer);
+	}
+
+	/** The connection is back: what waits is sent now. */
+	connectionReturned(): void {
+		this.resendAttempt = 0;
+		this.resendQueued();
+	}
+
+	private resendQueued(): void {
+		clearTimeout(this.resendTimer);
+		this.resendTimer = undefined;
+		if (this.stopped) return;
+		const queued = new Set(this.thread.messages.filter((m) => m.state === 'queued').map((m) => m.key));
+		for (const entry of this.outbox.list(this.thread.conversationId)) if (queued.has(entry.localId)) void this.deliver(entry);
+	}
+
+	private scheduleResend(): void {
+		if (this.stopped || this.resendTimer) return;
+		const delay = RESEND_DELAYS_MS[Math.min(this.resendAttempt, RESEND_DELAYS_MS.length - 1)];
+		this.resendAttempt++;
+		this.resendTimer = setTimeout(() => this.resendQueued(), delay);
 	}
 
 	/** Encrypts and sends a text; the composer may clear once this resolves (the send continues). */
@@ -105,17 +164,11 @@ export class ThreadSender {
 
 	/** One attempt: always the same envelope; the same Idempotency-Key unless the service refused the last attempt (contract 4.2 rule 4, 5.1). */
 	private async deliver(entry: PendingSend): Promise<void> {
+		if (this.delivering.has(entry.localId)) return;
+		this.delivering.add(entry.localId);
 		this.thread.replace(entry.localId, (m) => ({ ...m, state: 'sending', sendError: undefined, sendErrorCode: undefined }));
 		try {
-			const stored = await v1Call(
-				v1.sendMessage({
-					conversationId: entry.conversationId,
-					contentType: entry.contentType,
-					encryption: entry.encryption,
-					...(entry.attachment ? { attachment: entry.attachment } : {})
-				}),
-				{ idempotencyKey: entry.idempotencyKey }
-			);
+			const stored = await sendPending(entry);
 			this.outbox.remove(entry.localId);
 			this.thread.sentByMe(entry.encryption.clientMessageId);
 			const already = this.thread.messages.some((m) => m.messageId === stored.messageId);
@@ -140,38 +193,73 @@ export class ThreadSender {
 			// a refusal (4xx) is an answer the service keeps for this key: the next attempt needs a new key,
 			// while the unchanged envelope (its clientMessageId) still makes the service return any stored copy
 			if (isDefinitiveRefusal(error)) this.outbox.put({ ...entry, idempotencyKey: newIdempotencyKey('send') });
+			const waiting = isWorthWaiting(error);
 			this.thread.replace(entry.localId, (m) => ({
 				...m,
-				state: 'failed',
+				state: waiting ? 'queued' : 'failed',
 				progress: null,
-				sendError: explainError(error),
+				sendError: waiting
+					? 'Waiting for the connection: it is sent by itself when the messaging service answers again.'
+					: explainError(error),
 				sendErrorCode: error instanceof ContractError ? error.code : undefined
 			}));
+			if (waiting) this.scheduleResend();
+		} finally {
+			this.delivering.delete(entry.localId);
 		}
 	}
 
-	/** Sends a file: upload (with progress), then the attachment message (contract 4.3). */
-	async sendFile(file: File, caption?: string): Promise<void> {
+	/**
+	 * Sends files in the order given (contract 4.3): each is shown at once, uploaded (two at a time,
+	 * with progress), and its message is sent only after the one before it, so they arrive in that order.
+	 */
+	async sendFiles(items: ReadonlyArray<{ file: File; caption?: string }>): Promise<void> {
 		const keyVersion = this.thread.requireOpenKey();
-		const localId = `local_${newIdempotencyKey('f')}`;
-		this.files.set(localId, file);
-		const placeholder: ThreadMessage = {
-			key: localId,
-			messageId: null,
-			seq: null,
-			senderType: 'company',
-			contentType: 'attachment',
-			createdAt: nowIso(),
-			state: 'sending',
-			localFile: file,
-			attachment: { name: file.name, mime: file.type, size: file.size } as AttachmentMeta,
-			progress: { phase: 'preparing', done: 0, total: file.size }
-		};
-		this.thread.append([placeholder]);
-		await this.uploadAndSend(localId, file, keyVersion, caption);
+		const started = items.map(({ file, caption }) => ({ file, caption, localId: this.showUpload(file, caption) }));
+		// each file's turn to send its message comes when the one before it has had its own
+		const turns = started.map(() => {
+			let done!: () => void;
+			const over = new Promise<void>((resolve) => (done = resolve));
+			return { over, done };
+		});
+		await pMap(
+			started,
+			async ({ file, caption, localId }, index) => {
+				try {
+					const entry = await this.upload(localId, file, keyVersion, caption);
+					await turns[index - 1]?.over;
+					if (entry) await this.deliver(entry);
+				} finally {
+					turns[index].done();
+				}
+			},
+			{ concurrency: FILES_UPLOADED_AT_ONCE }
+		);
 	}
 
-	private async uploadAndSend(localId: string, file: File, keyVersion: number, caption?: string): Promise<void> {
+	/** The placeholder of a file being sent, with its caption; returns its local id. */
+	private showUpload(file: File, caption?: string): string {
+		const localId = `local_${newIdempotencyKey('f')}`;
+		this.files.set(localId, file);
+		this.thread.append([
+			{
+				key: localId,
+				messageId: null,
+				seq: null,
+				senderType: 'company',
+				contentType: 'attachment',
+				createdAt: nowIso(),
+				state: 'sending',
+				localFile: file,
+				attachment: { name: file.name, mime: file.type, size: file.size, ...(caption ? { caption } : {}) } as AttachmentMeta,
+				progress: { phase: 'preparing', done: 0, total: file.size }
+			}
+		]);
+		return localId;
+	}
+
+	/** Encrypts and uploads a file, then keeps its message in the outbox; null when the upload failed (shown on its bubble). */
+	private async upload(localId: string, file: File, keyVersion: number, caption?: string): Promise<PendingSend | null> {
 		this.thread.replace(localId, (m) => ({ ...m, state: 'sending', sendError: undefined, sendErrorCode: undefined }));
 		let uploaded;
 		try {
@@ -187,7 +275,7 @@ export class ThreadSender {
 				sendError: explainError(error),
 				sendErrorCode: error instanceof ContractError ? error.code : undefined
 			}));
-			return;
+			return null;
 		}
 		const encryption = await this.thread.crypto.encryptReply(this.thread.conversationId, JSON.stringify(uploaded.meta), keyVersion);
 		const entry: PendingSend = {
@@ -202,7 +290,7 @@ export class ThreadSender {
 		this.outbox.put(entry);
 		this.files.delete(localId);
 		this.thread.replace(localId, (m) => ({ ...m, attachment: uploaded.meta, clientMessageId: encryption.clientMessageId, progress: null }));
-		await this.deliver(entry);
+		return entry;
 	}
 
 	/** Retries a failed send: the stored envelope and key, or the whole upload if it never finished. */
@@ -213,7 +301,8 @@ export class ThreadSender {
 		if (file) {
 			const keyVersion = this.thread.requireOpenKey();
 			const caption = this.thread.messages.find((m) => m.key === localId)?.attachment?.caption;
-			return this.uploadAndSend(localId, file, keyVersion, caption);
+			const uploaded = await this.upload(localId, file, keyVersion, caption);
+			if (uploaded) await this.deliver(uploaded);
 		}
 	}
 

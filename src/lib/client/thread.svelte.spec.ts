@@ -159,11 +159,12 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 		const thread = await openThread();
 		network.loseNextAnswer('POST', /^\/api\/v1\/messages$/);
 		await thread.sendText('Your lamp ships today.');
-		await expect.poll(() => thread.messages.at(-1)?.state).toBe('failed');
-		const failed = thread.messages.at(-1)!;
-		expect(failed).toMatchObject({ text: 'Your lamp ships today.', messageId: null });
+		await expect.poll(() => thread.messages.at(-1)?.state).toBe('queued');
+		const waiting = thread.messages.at(-1)!;
+		expect(waiting).toMatchObject({ text: 'Your lamp ships today.', messageId: null });
+		expect(waiting.sendError).toMatch(/sent by itself/);
 
-		await thread.retry(failed.key);
+		await thread.retry(waiting.key);
 		const sent = thread.messages.at(-1)!;
 		expect(sent).toMatchObject({ state: 'sent', text: 'Your lamp ships today.' });
 		expect(sent.messageId).toMatch(/\S/);
@@ -184,5 +185,32 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 		expect(reopened.authorOf(stored)).toBe('You');
 		expect(reopened.authorOf(reopened.messages[0])).toBeNull(); // the customer's
 		reopened.dispose();
+	});
+
+	it('sends a waiting reply by itself when the connection returns, once, and never one the agent discarded', async () => {
+		const thread = await openThread();
+		const earlier = network.sent('POST', /^\/api\/v1\/messages$/).length;
+		network.loseNextAnswer('POST', /^\/api\/v1\/messages$/);
+		await thread.sendText('Back in a minute.');
+		await expect.poll(() => thread.messages.at(-1)?.state).toBe('queued');
+		network.cutNextRequest('POST', /^\/api\/v1\/messages$/);
+		await thread.sendText('Ignore this.');
+		await expect.poll(() => thread.messages.at(-1)?.state).toBe('queued');
+		thread.discard(thread.messages.at(-1)!.key);
+
+		thread.connectionReturned();
+		thread.connectionReturned(); // twice at once: still one attempt
+		await expect.poll(() => thread.messages.find((message) => message.text === 'Back in a minute.')?.state).toBe('sent');
+		const attempts = network
+			.sent('POST', /^\/api\/v1\/messages$/)
+			.slice(earlier)
+			.map((attempt) => attempt.headers.get('idempotency-key'));
+		expect(attempts).toHaveLength(3);
+		expect(attempts[2]).toBe(attempts[0]);
+		const atCustomer = (await customer.messages()).map((message: { text?: string }) => message.text);
+		expect(atCustomer.filter((text: string | undefined) => text === 'Back in a minute.')).toHaveLength(1);
+		expect(atCustomer).not.toContain('Ignore this.');
+		expect(thread.messages.some((message) => message.text === 'Ignore this.')).toBe(false);
+		thread.dispose();
 	});
 });

@@ -480,8 +480,9 @@ export class ThreadStore {
 		return this.sender.sendText(text);
 	}
 
-	sendFile(file: File, caption?: string): Promise<void> {
-		return this.sender.sendFile(file, caption);
+	/** Sends files in this order, each with its caption. */
+	sendFiles(items: ReadonlyArray<{ file: File; caption?: string }>): Promise<void> {
+		return this.sender.sendFiles(items);
 	}
 
 	retry(localId: string): Promise<void> {
@@ -492,6 +493,11 @@ export class ThreadStore {
 		this.sender.discard(localId);
 	}
 
+	/** The connection came back: sends waiting in the outbox go now. */
+	connectionReturned(): void {
+		this.sender.connectionReturned();
+	}
+
 	/** Forgets plaintext and files (the page is leaving the thread or the key was locked). */
 	dispose(): void {
 		if (this.#viewingTimer) {
@@ -499,7 +505,7 @@ export class ThreadStore {
 			void postPresence(this.conversationId, 'left').catch(() => undefined);
 		}
 		this.disposed = true;
-		this.sender.forgetFiles();
+		this.sender.stop();
 		this.#messages = [];
 		this.#notes = [];
 		this.#profile = null;

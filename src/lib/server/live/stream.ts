@@ -1,7 +1,8 @@
 /**
  * One `GET /api/events` stream (docs/inbox-api.md §7): replays what followed `Last-Event-ID`, then sends
- * each new event as the connected account sees it (its own wraps and unread count), a keep-alive comment
- * every 15 seconds, and ends when the session ends or the server stops.
+ * each new event as the connected account sees it (its own wraps and unread count), a `heartbeat` event
+ * every 15 seconds (the page's proof that the stream is alive; it also keeps proxies from closing it),
+ * and ends when the session ends or the server stops.
  */
 import type { Account } from '../db/accounts';
 import { getConversationView } from '../db/conversations';
@@ -102,9 +103,9 @@ class LiveStream {
 		});
 		this.#pump();
 		await this.#sender.idle();
-		this.#send(frame('ready', { lastEventId: this.#lastSent }, this.#lastSent));
+		this.#send(frame('ready', { lastEventId: this.#lastSent, heartbeatSeconds: KEEP_ALIVE_MS / 1000 }, this.#lastSent));
 		this.#keepAlive = setInterval(() => {
-			this.#send(': keep-alive\n\n');
+			this.#send(frame('heartbeat', {}));
 			void this.#checkSession();
 		}, KEEP_ALIVE_MS);
 		this.#keepAlive.unref?.();

@@ -22,8 +22,11 @@ export interface RetryPolicy {
 
 /** The server's own operations (rewrap, invitations): patient. */
 export const BACKGROUND_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 300, maxDelayMs: 8_000, attemptTimeoutMs: 10_000 };
-/** A browser is waiting (the proxy): about two seconds of retries at most. */
-export const INTERACTIVE_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 150, maxDelayMs: 1_000, attemptTimeoutMs: 10_000 };
+/**
+ * A browser is waiting (the proxy): a service that does not answer is given up within 8 s in all
+ * (3 × 2.5 s plus backoff), so the page moves a reply to its outbox in under 10 s.
+ */
+export const INTERACTIVE_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 150, maxDelayMs: 1_000, attemptTimeoutMs: 2_500 };
 
 export interface RawRequest {
 	method: 'GET' | 'POST';
