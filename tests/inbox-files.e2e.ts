@@ -39,6 +39,8 @@ test('files both ways: picked, dropped and received, with the customer checking 
 	// picked: a binary file of 1.5 MiB
 	const binary = randomBytes(1_572_864);
 	await page.getByTestId('file-input').setInputFiles({ name: 'measurements.bin', mimeType: 'application/octet-stream', buffer: binary });
+	await expect(page.getByTestId('staged-file')).toHaveCount(1);
+	await page.getByTestId('send').click();
 	await expect(messages(page).filter({ has: page.locator('[data-name="measurements.bin"]') })).toHaveAttribute('data-state', 'sent');
 	const picked = await sentFile(customer, 'measurements.bin');
 	expect(picked.meta).toMatchObject({ mime: 'application/octet-stream', size: binary.length });
@@ -47,6 +49,7 @@ test('files both ways: picked, dropped and received, with the customer checking 
 	// an image: width and height travel in the meta
 	const png = encodePng(64, 48, (x, y) => [x * 4, y * 5, 128]);
 	await page.getByTestId('file-input').setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: png });
+	await page.getByTestId('send').click();
 	await expect(messages(page).filter({ has: page.locator('[data-name="chart.png"]') })).toHaveAttribute('data-state', 'sent');
 	const image = await sentFile(customer, 'chart.png');
 	expect(image.meta).toMatchObject({ mime: 'image/png', width: 64, height: 48, size: png.length });
@@ -60,6 +63,8 @@ test('files both ways: picked, dropped and received, with the customer checking 
 		thread.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
 		thread.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
 	}, dropped);
+	await expect(page.getByTestId('staged-file')).toHaveAttribute('data-name', 'notes.txt');
+	await page.getByTestId('send').click();
 	await expect(messages(page).filter({ has: page.locator('[data-name="notes.txt"]') })).toHaveAttribute('data-state', 'sent');
 	const note = await sentFile(customer, 'notes.txt');
 	expect((await customer.fileBytes(note.meta.attachmentId)).toString()).toBe(dropped);
@@ -72,6 +77,7 @@ test('files both ways: picked, dropped and received, with the customer checking 
 		'at most 25 MiB (26,214,400 bytes); this one has 26,214,401 bytes'
 	);
 	await expect(page.locator('[data-name="huge.bin"]')).toHaveCount(0);
+	await expect(page.getByTestId('attachment-tray')).toHaveCount(0);
 
 	// received: the customer's file, decrypted in the worker and saved
 	const report = randomBytes(300_000);
@@ -83,6 +89,42 @@ test('files both ways: picked, dropped and received, with the customer checking 
 	expect(download.suggestedFilename()).toBe('report.bin');
 	expect((await readFile(await download.path())).equals(report)).toBe(true);
 	await screenshot(page, 'files');
+});
+
+test('files wait in a tray: captions, removal, and sent in the tray order whatever their size', async ({ page, inbox }) => {
+	const customer = await conversationWithCustomer(page, inbox, 'tray');
+	const big = randomBytes(6_000_000);
+	const png = encodePng(32, 32, () => [20, 120, 220]);
+	await page.getByTestId('file-input').setInputFiles([
+		{ name: 'first-big.bin', mimeType: 'application/octet-stream', buffer: big },
+		{ name: 'second.png', mimeType: 'image/png', buffer: png },
+		{ name: 'not-this-one.txt', mimeType: 'text/plain', buffer: Buffer.from('oops') }
+	]);
+	await page.getByTestId('file-input').setInputFiles({ name: 'third.txt', mimeType: 'text/plain', buffer: Buffer.from('small and last') });
+	const tray = page.getByTestId('staged-file');
+	await expect(tray).toHaveCount(4);
+	await expect(tray.filter({ has: page.locator('img') })).toHaveAttribute('data-name', 'second.png');
+	await tray.filter({ hasText: 'not-this-one.txt' }).getByTestId('unstage').click();
+	await expect(tray).toHaveCount(3);
+	await tray.filter({ hasText: 'second.png' }).getByTestId('staged-caption').fill('The colour we have in stock');
+	// nothing leaves before Send
+	expect((await customer.messages()).filter((m) => m.senderType === 'company')).toHaveLength(0);
+	await screenshot(page, 'attachment-tray');
+
+	await page.getByLabel('Message').fill('Here are the files.');
+	await page.getByTestId('send').click();
+	await expect(page.getByTestId('attachment-tray')).toHaveCount(0);
+	for (const name of ['first-big.bin', 'second.png', 'third.txt'])
+		await expect(messages(page).filter({ has: page.locator(`[data-name="${name}"]`) })).toHaveAttribute('data-state', 'sent');
+	await expect
+		.poll(async () => (await customer.messages()).filter((m) => m.senderType === 'company').map((m) => m.meta?.name ?? m.text))
+		.toEqual(['Here are the files.', 'first-big.bin', 'second.png', 'third.txt']);
+	expect((await customer.messages()).find((m) => m.meta?.name === 'second.png')?.meta?.caption).toBe('The colour we have in stock');
+	expect((await customer.messages()).some((m) => m.meta?.name === 'not-this-one.txt')).toBe(false);
+	const shown = await messages(page).evaluateAll((bubbles) =>
+		bubbles.map((bubble) => bubble.querySelector('[data-testid=attachment]')?.getAttribute('data-name') ?? null).filter(Boolean)
+	);
+	expect(shown).toEqual(['first-big.bin', 'second.png', 'third.txt']);
 });
 
 test('an image opens in a tab, through the sandboxed viewer', async ({ page, inbox, context }) => {

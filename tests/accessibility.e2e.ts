@@ -1,0 +1,69 @@
+/**
+ * Accessibility (docs/inbox-api.md §11 "Accessibility"): axe-core finds no serious or critical
+ * violation of WCAG 2.1 A/AA on the sign-in, key, inbox, thread and admin pages; each page has its
+ * landmarks; a failed sign-in puts the focus back in the field to correct.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { adminTab, importSigningKey, readyAdmin, type AdminTab } from './support/admin-e2e';
+import { expect, openConversation, signIn, test, unlock } from './support/inbox-e2e';
+
+/** The serious and critical violations on the page as it is now, each with the elements it names. */
+async function seriousViolations(page: Page): Promise<string[]> {
+	const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+	return violations
+		.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+		.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+async function expectAccessible(page: Page, screen: string): Promise<void> {
+	await expect(page.getByRole('main'), `${screen} has a main landmark`).toHaveCount(1);
+	expect(await seriousViolations(page), screen).toEqual([]);
+}
+
+test('the sign-in and key-creation pages are accessible, and a failed sign-in returns the focus to the password', async ({
+	page,
+	inbox
+}) => {
+	await page.goto('/login');
+	await expectAccessible(page, 'sign-in');
+	await page.getByLabel('Username').fill('nobody');
+	await page.getByLabel('Password').fill('not the password');
+	await page.getByRole('button', { name: 'Sign in' }).click();
+	await expect(page.getByRole('alert')).toBeVisible();
+	await expect(page.getByLabel('Password')).toBeFocused();
+	await expect(page.getByLabel('Password')).toHaveAttribute('aria-invalid', 'true');
+	await expectAccessible(page, 'sign-in after a failure');
+
+	await signIn(page, await inbox.createAgent('newcomer'));
+	await expect(page.getByTestId('key-gate')).toHaveAttribute('data-screen', 'create');
+	await expectAccessible(page, 'key creation');
+});
+
+test('the key, inbox, thread and admin pages are accessible', async ({ page, inbox }) => {
+	const admin = await readyAdmin(page, inbox, 'axe');
+	await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+	await inbox.publishRoster();
+	const invitation = await inbox.invite(admin);
+	const customer = await inbox.customer(invitation);
+	await customer.say('Is the lamp dimmable?');
+
+	await expectAccessible(page, 'inbox');
+	await openConversation(page, invitation.conversationId);
+	await expect(page.getByTestId('thread').getByTestId('message')).toHaveCount(1);
+	await expectAccessible(page, 'thread');
+	await page.getByTestId('notification-settings').click();
+	expect(await seriousViolations(page), 'notification settings').toEqual([]);
+	await page.keyboard.press('Escape');
+
+	await page.reload();
+	await expect(page.getByTestId('key-gate')).toHaveAttribute('data-screen', 'unlock');
+	await expectAccessible(page, 'key unlock');
+	await unlock(page);
+
+	await importSigningKey(page, inbox);
+	for (const tab of ['Signing key', 'Agents', 'Roster', 'Keys', 'Operations', 'Policies', 'Audit log'] satisfies AdminTab[]) {
+		await adminTab(page, tab);
+		await expectAccessible(page, `admin: ${tab}`);
+	}
+});
