@@ -3,27 +3,11 @@
  * survive switching and reloading, notifications that say nothing of the content.
  */
 import type { Page } from '@playwright/test';
+import { rawRecords } from './support/indexeddb';
 import { expect, openConversation, readyAgent, signIn, test, unlock } from './support/inbox-e2e';
 
 /** Every value of the account's drafts store, as raw IndexedDB gives it, serialized. */
-async function rawDrafts(page: Page, accountId: string): Promise<string> {
-	return page.evaluate(
-		(name) =>
-			new Promise<string>((resolve, reject) => {
-				const request = indexedDB.open(name);
-				request.onerror = () => reject(request.error);
-				request.onsuccess = () => {
-					const database = request.result;
-					const all = database.transaction('drafts').objectStore('drafts').getAll();
-					all.onsuccess = () => {
-						resolve(JSON.stringify(all.result));
-						database.close();
-					};
-				};
-			}),
-		`inbox-keystore:${accountId}`
-	);
-}
+const rawDrafts = async (page: Page, accountId: string) => (await rawRecords(page, `inbox-keystore:${accountId}`, 'drafts')).text;
 
 test('a draft stays with its conversation across switching and reloading, sealed at rest, and goes when sent or at sign-out', async ({
 	page,

@@ -1,7 +1,7 @@
 /**
  * The signed-in, unlocked inbox: the conversation list, the live connection that
  * keeps it current, the thread on screen, previews of new messages and customers' names decrypted in
- * the worker, who sent each reply, and the team's names, labels and canned replies.
+ * the worker, who sent each reply, the team's names, labels and canned replies, and message search.
  * Created when the key is unlocked, stopped (with every plaintext forgotten) on lock or sign-out.
  */
 import pMap from 'p-map';
@@ -21,6 +21,8 @@ import type { CannedReply, Label } from '../inbox-api/records';
 import { conversationAlert, messageAlert, type Alert } from './notifications';
 import { Outbox } from './outbox';
 import { sendPending } from './thread-sender';
+import { toWorkerItem } from './thread-messages';
+import { MessageSearch } from './search.svelte';
 
 const CONTEXT = Symbol('inbox');
 const PREFETCHED_PREVIEWS = 30;
@@ -37,6 +39,8 @@ export class InboxState {
 	team = $state.raw<TeamMember[]>([]);
 	readonly live: LiveEvents;
 	readonly authors = new MessageAuthors();
+	/** Full-text search over what this agent decrypted (docs/search.md). */
+	readonly search: MessageSearch;
 	/** The thread on screen, which receives its conversation's events. */
 	thread: ThreadStore | null = null;
 	/** The company key fingerprint the customers' apps check (contract 2.2, 6.3), for the trust badges. */
@@ -53,6 +57,7 @@ export class InboxState {
 	) {
 		this.conversations = new ConversationStore(accountId);
 		this.outbox = new Outbox(accountId);
+		this.search = new MessageSearch(crypto, agentKeyHandle);
 		this.live = new LiveEvents({
 			conversation: (conversation) => this.conversationChanged(conversation),
 			message: (conversationId, message) => void this.messageArrived(conversationId, message),
@@ -76,7 +81,11 @@ export class InboxState {
 	}
 
 	start(): void {
-		void this.conversations.load().then(() => this.prefetchPreviews());
+		void this.conversations
+			.load()
+			.then(() => this.prefetchPreviews())
+			.then(() => this.search.indexHistory(this.conversations.items))
+			.catch(() => undefined);
 		this.live.start();
 		void getTeam()
 			.then(({ data }) => (this.team = data))
@@ -103,6 +112,7 @@ export class InboxState {
 
 	stop(): void {
 		this.stopped = true;
+		this.search.stop();
 		this.live.stop();
 		this.closeThread(this.thread);
 		this.conversations.clear();
@@ -240,14 +250,7 @@ export class InboxState {
 		if (wraps.length === 0) return;
 		const [opened] = await this.crypto.openConversationKeys(this.agentKeyHandle, [{ conversationId, wrap: wraps[wraps.length - 1].wrap }]);
 		if (!opened?.ok) return;
-		const [result] = await this.crypto.decryptHistory(conversationId, [
-			{
-				encryption: message.encryption,
-				senderType: message.senderType,
-				contentType: message.contentType,
-				...(message.attachment ? { attachment: { attachmentId: message.attachment.attachmentId } } : {})
-			}
-		]);
+		const [result] = await this.crypto.decryptHistory(conversationId, [toWorkerItem(message)]);
 		if (!result) return;
 		const text = !result.ok
 			? `Cannot be shown: ${explainMessageProblem(result.code)}`

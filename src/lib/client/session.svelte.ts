@@ -185,13 +185,15 @@ class SessionStore {
 
 	/**
 	 * Signs out: the server forgets the session, the worker is terminated with every secret, and this
-	 * account's drafts are removed (after the lock, which stops any further draft from being written).
+	 * account's drafts and search index are removed (after the lock, which stops any further draft from
+	 * being written and takes the index out of memory).
 	 */
 	async logout(): Promise<void> {
 		try {
 			const crypto = runningCrypto();
 			await crypto?.lock();
 			await crypto?.clearDrafts();
+			await crypto?.clearSearch();
 		} catch {
 			// terminated below anyway
 		}

@@ -5,7 +5,7 @@
  */
 import type { AttachmentMeta } from '../crypto/attachment-meta';
 import type { ContractCode } from '../errors';
-import type { DecryptedItem } from '../crypto/worker/types';
+import type { DecryptedItem, HistoryItem as WorkerHistoryItem } from '../crypto/worker/types';
 import type { HistoryItem } from '../wire/v1-records';
 import type { TransferProgress } from './attachments';
 
@@ -50,6 +50,21 @@ export function shownMessageIds(messages: readonly ThreadMessage[]): ReadonlySet
 export function clientMessageIds(messages: readonly ThreadMessage[]): ReadonlySet<string | undefined> {
 	return new Set(messages.map((m) => m.clientMessageId));
 }
+
+/** What the worker decrypts of a stored message; its id and time let the text join the search index. */
+export function toWorkerItem(item: HistoryItem): WorkerHistoryItem {
+	return {
+		encryption: item.encryption,
+		senderType: item.senderType,
+		contentType: item.contentType,
+		...(item.attachment ? { attachment: { attachmentId: item.attachment.attachmentId } } : {}),
+		messageId: item.messageId,
+		createdAt: item.createdAt
+	};
+}
+
+/** No message shown yet (the history pass of search decrypts every page it reads). */
+export const NOTHING_SHOWN: ReadonlySet<string> = new Set();
 
 /** The items of a page worth decrypting: known content types only, never seen before. */
 export function itemsToDecrypt(items: readonly HistoryItem[], known: ReadonlySet<string>): HistoryItem[] {

@@ -48,12 +48,16 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 	const storedMessage = async (text: string): Promise<StoredMessage> => {
 		const said = await customer.say(text);
 		let found: StoredMessage | undefined;
+		// the webhook takes its time on a loaded machine: the default second of polling is not enough
 		await expect
-			.poll(async () => {
-				const stored = await listStoredMessages(customer.conversationId, { afterSeq: said.seq - 1, limit: 1 });
-				found = stored.data.find((message) => message.messageId === said.messageId);
-				return found !== undefined;
-			})
+			.poll(
+				async () => {
+					const stored = await listStoredMessages(customer.conversationId, { afterSeq: said.seq - 1, limit: 1 });
+					found = stored.data.find((message) => message.messageId === said.messageId);
+					return found !== undefined;
+				},
+				{ timeout: 15_000 }
+			)
 			.toBe(true);
 		return found!;
 	};
@@ -159,7 +163,7 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 		const thread = await openThread();
 		network.loseNextAnswer('POST', /^\/api\/v1\/messages$/);
 		await thread.sendText('Your lamp ships today.');
-		await expect.poll(() => thread.messages.at(-1)?.state).toBe('queued');
+		await expect.poll(() => thread.messages.at(-1)?.state, { timeout: 10_000 }).toBe('queued');
 		const waiting = thread.messages.at(-1)!;
 		expect(waiting).toMatchObject({ text: 'Your lamp ships today.', messageId: null });
 		expect(waiting.sendError).toMatch(/sent by itself/);
@@ -192,15 +196,17 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 		const earlier = network.sent('POST', /^\/api\/v1\/messages$/).length;
 		network.loseNextAnswer('POST', /^\/api\/v1\/messages$/);
 		await thread.sendText('Back in a minute.');
-		await expect.poll(() => thread.messages.at(-1)?.state).toBe('queued');
+		await expect.poll(() => thread.messages.at(-1)?.state, { timeout: 10_000 }).toBe('queued');
 		network.cutNextRequest('POST', /^\/api\/v1\/messages$/);
 		await thread.sendText('Ignore this.');
-		await expect.poll(() => thread.messages.at(-1)?.state).toBe('queued');
+		await expect.poll(() => thread.messages.at(-1)?.state, { timeout: 10_000 }).toBe('queued');
 		thread.discard(thread.messages.at(-1)!.key);
 
 		thread.connectionReturned();
 		thread.connectionReturned(); // twice at once: still one attempt
-		await expect.poll(() => thread.messages.find((message) => message.text === 'Back in a minute.')?.state).toBe('sent');
+		await expect
+			.poll(() => thread.messages.find((message) => message.text === 'Back in a minute.')?.state, { timeout: 10_000 })
+			.toBe('sent');
 		const attempts = network
 			.sent('POST', /^\/api\/v1\/messages$/)
 			.slice(earlier)

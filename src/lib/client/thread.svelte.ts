@@ -13,7 +13,7 @@ import { explainError, explainMessageProblem } from './explain';
 import { authorLabel, NO_AUTHORS, previewWithAuthor, withAuthors, type MessageAuthor, type MessageAuthors } from './message-authors';
 import { newIdempotencyKey } from './http';
 import { v1Call } from './proxy';
-import { itemsToDecrypt, mergeMessages, shownMessageIds, toThreadMessage, type ThreadMessage } from './thread-messages';
+import { itemsToDecrypt, mergeMessages, shownMessageIds, toThreadMessage, toWorkerItem, type ThreadMessage } from './thread-messages';
 import { ThreadSender } from './thread-sender';
 import { Throttle } from './throttle';
 import { addNote, listNotes, postPresence, saveProfile } from './api';
@@ -90,6 +90,8 @@ export class ThreadStore {
 	private readonly typing = new Throttle(TYPING_INTERVAL_MS);
 	private lastReadSent: string | null = null;
 	private disposed = false;
+	/** The opening under way or done (open()). */
+	private opened: Promise<void> = Promise.resolve();
 
 	constructor(
 		conversation: Conversation,
@@ -204,7 +206,29 @@ export class ThreadStore {
 	}
 
 	/** Opens K from the agent's wraps, loads the newest page and the sends still pending. */
-	async open(): Promise<void> {
+	open(): Promise<void> {
+		this.opened = this.openNow();
+		return this.opened;
+	}
+
+	/**
+	 * Shows a message found by search (docs/search.md): once the thread is open, older pages load until
+	 * it is there (or the start of the conversation); false when it is not in this conversation.
+	 */
+	async reveal(messageId: string, maxPages = 100): Promise<boolean> {
+		await this.opened;
+		for (
+			let pages = 0;
+			pages < maxPages && !this.#messages.some((m) => m.messageId === messageId) && this.#hasOlder && !this.disposed;
+			pages++
+		) {
+			await this.loadOlder();
+			if (this.#loadError) break;
+		}
+		return this.#messages.some((m) => m.messageId === messageId);
+	}
+
+	private async openNow(): Promise<void> {
 		this.#keyState = 'opening';
 		this.#keyError = null;
 		const wraps = [...this.#conversation.agentWraps].sort((a, b) => b.rosterVersion - a.rosterVersion);
@@ -238,15 +262,7 @@ export class ThreadStore {
 	private async decrypt(items: readonly HistoryItem[]): Promise<ThreadMessage[]> {
 		const wanted = itemsToDecrypt(items, shownMessageIds(this.#messages));
 		if (wanted.length === 0) return [];
-		const results = await this.context.crypto.decryptHistory(
-			this.conversationId,
-			wanted.map((item) => ({
-				encryption: item.encryption,
-				senderType: item.senderType,
-				contentType: item.contentType,
-				...(item.attachment ? { attachment: { attachmentId: item.attachment.attachmentId } } : {})
-			}))
-		);
+		const results = await this.context.crypto.decryptHistory(this.conversationId, wanted.map(toWorkerItem));
 		return wanted.map((item, index) => toThreadMessage(item, results[index], explainMessageProblem));
 	}
 

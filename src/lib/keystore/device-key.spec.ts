@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ContractError } from '../errors';
-import { generateDeviceKey, openForDevice, sealForDevice } from './device-key';
+import { generateDeviceKey, openBytesForDevice, openForDevice, sealBytesForDevice, sealForDevice } from './device-key';
 
 describe('the device layer (non-extractable AES-256-GCM)', () => {
 	it('seals and opens with the same key and context', async () => {
@@ -55,5 +55,30 @@ describe('the device layer (non-extractable AES-256-GCM)', () => {
 			vi.stubGlobal('crypto', undefined);
 			await expect(generateDeviceKey()).rejects.toThrow(unavailable);
 		});
+	});
+
+	it('seals large records as raw bytes, bound to their context, and refuses anything else', async () => {
+		const key = await generateDeviceKey();
+		const sealed = await sealBytesForDevice(key, new Uint8Array([7, 8, 9]), 'inbox-search|v1');
+		expect(sealed.iv).toHaveLength(12);
+		expect(sealed.ciphertext.byteLength).toBe(3 + 16);
+		expect(await openBytesForDevice(key, sealed, 'inbox-search|v1')).toEqual(new Uint8Array([7, 8, 9]));
+		const refused = async (promise: Promise<unknown>) => {
+			const error = await promise.catch((caught) => caught);
+			expect(error).toBeInstanceOf(ContractError);
+			return [(error as ContractError).code, (error as ContractError).message];
+		};
+		const elsewhere = ['STORAGE_UNAVAILABLE', "the stored record was not sealed by this browser's device key"];
+		expect(await refused(openBytesForDevice(key, sealed, 'inbox-search|v2'))).toEqual(elsewhere);
+		expect(await refused(openBytesForDevice(await generateDeviceKey(), sealed, 'inbox-search|v1'))).toEqual(elsewhere);
+		const flipped = new Uint8Array(sealed.ciphertext.slice(0));
+		flipped[0] ^= 1;
+		expect(await refused(openBytesForDevice(key, { iv: sealed.iv, ciphertext: flipped.buffer }, 'inbox-search|v1'))).toEqual(elsewhere);
+		const notBytes = ['STORAGE_UNAVAILABLE', 'the stored record is not sealed bytes'];
+		expect(await refused(openBytesForDevice(key, { iv: sealed.iv.slice(1), ciphertext: sealed.ciphertext }, 'inbox-search|v1'))).toEqual(
+			notBytes
+		);
+		expect(await refused(openBytesForDevice(key, { iv: sealed.iv, ciphertext: 'text' } as never, 'inbox-search|v1'))).toEqual(notBytes);
+		expect(await refused(openBytesForDevice(key, undefined as never, 'inbox-search|v1'))).toEqual(notBytes);
 	});
 });

@@ -28,13 +28,42 @@ export async function generateDeviceKey(): Promise<CryptoKey> {
 	return subtle().generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
 }
 
-export async function sealForDevice(deviceKey: CryptoKey, plaintext: Uint8Array, context: string): Promise<DeviceSealed> {
+/** The device layer of a large record (the search index): raw bytes in IndexedDB, no base64. */
+export interface DeviceSealedBytes {
+	iv: Uint8Array;
+	ciphertext: ArrayBuffer;
+}
+
+export async function sealBytesForDevice(deviceKey: CryptoKey, plaintext: Uint8Array, context: string): Promise<DeviceSealedBytes> {
 	const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
 	const ciphertext = await subtle().encrypt(
 		{ name: 'AES-GCM', iv, additionalData: plain(utf8Encode(context)) },
 		deviceKey,
 		plain(plaintext)
 	);
+	return { iv, ciphertext };
+}
+
+/** Fails with `STORAGE_UNAVAILABLE` when the record was not sealed by this browser's device key, or was changed. */
+export async function openBytesForDevice(deviceKey: CryptoKey, sealed: DeviceSealedBytes, context: string): Promise<Uint8Array> {
+	if (!(sealed?.iv instanceof Uint8Array) || sealed.iv.length !== IV_BYTES || !(sealed.ciphertext instanceof ArrayBuffer)) {
+		fail('STORAGE_UNAVAILABLE', 'the stored record is not sealed bytes');
+	}
+	try {
+		return new Uint8Array(
+			await subtle().decrypt(
+				{ name: 'AES-GCM', iv: plain(sealed.iv), additionalData: plain(utf8Encode(context)) },
+				deviceKey,
+				sealed.ciphertext
+			)
+		);
+	} catch {
+		return fail('STORAGE_UNAVAILABLE', "the stored record was not sealed by this browser's device key");
+	}
+}
+
+export async function sealForDevice(deviceKey: CryptoKey, plaintext: Uint8Array, context: string): Promise<DeviceSealed> {
+	const { iv, ciphertext } = await sealBytesForDevice(deviceKey, plaintext, context);
 	return { iv: b64uEncode(iv), ciphertext: b64uEncode(new Uint8Array(ciphertext)) };
 }
 

@@ -2,7 +2,7 @@
  * The browser key store, run inside the crypto worker: the agent's X25519 key and the
  * admin's Ed25519 `signing.key` (contract 2.1) stored wrapped twice (passphrase layer, then device
  * layer), with create, unlock, change of passphrase, backup export and import, and delete; and the
- * agent's drafts under the same device key.
+ * agent's drafts and search index under the same device key.
  */
 import { b64uDecode, b64uEncode } from '../crypto/encoding';
 import { fail } from '../errors';
@@ -11,6 +11,7 @@ import { sodium } from '../crypto/sodium';
 import { BACKUP_FORMAT, BACKUP_VERSION, parseBackup, passphraseContext, type KeyBackup } from './backup';
 import { generateDeviceKey } from './device-key';
 import { DraftStore } from './drafts';
+import { SealedSearchIndex } from './search-index';
 import { isWeakerThanDefaults, openWithPassphrase, requireNewPassphrase } from './passphrase';
 import {
 	checkPair,
@@ -43,6 +44,11 @@ export class KeyStore {
 	private database: Promise<KeyStoreDatabase> | undefined;
 	/** The agent's drafts, sealed under this store's device key. */
 	readonly drafts = new DraftStore(
+		() => this.open(),
+		() => this.deviceKey()
+	);
+	/** The agent's search index, sealed under the same device key. */
+	readonly searchIndex = new SealedSearchIndex(
 		() => this.open(),
 		() => this.deviceKey()
 	);

@@ -1,12 +1,12 @@
 /**
  * The key store's IndexedDB schema and its versioned upgrades: one record per key kind
  * (the agent's X25519 key, the admin's Ed25519 `signing.key` of contract 2.1), the device key, and
- * the agent's drafts sealed under it (docs/crypto-worker.md "Drafts").
+ * sealed under it the agent's drafts (docs/crypto-worker.md "Drafts") and search index (docs/search.md).
  * Upgrades run in order from the stored version, so a later version can migrate stored records.
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { fail } from '../errors';
-import type { DeviceSealed } from './device-key';
+import type { DeviceSealed, DeviceSealedBytes } from './device-key';
 import type { PassphraseKdf } from './passphrase';
 
 export const KEYSTORE_DATABASE = 'inbox-keystore';
@@ -51,10 +51,19 @@ export interface StoredDraftRecord {
 	updatedAt: string;
 }
 
+/** The agent's search index, AES-GCM under the device key (keystore/search-index.ts). */
+export interface StoredSearchRecord {
+	id: 'index';
+	sealed: DeviceSealedBytes;
+	/** ISO 8601 UTC. */
+	updatedAt: string;
+}
+
 export interface KeyStoreSchema extends DBSchema {
 	keys: { key: KeyKind; value: StoredKeyRecord };
 	device: { key: 'device'; value: DeviceKeyRecord };
 	drafts: { key: string; value: StoredDraftRecord };
+	search: { key: 'index'; value: StoredSearchRecord };
 }
 
 export type KeyStoreDatabase = IDBPDatabase<KeyStoreSchema>;
@@ -72,6 +81,9 @@ const UPGRADES: ReadonlyArray<(database: KeyStoreDatabase, transaction: UpgradeT
 	},
 	(database) => {
 		database.createObjectStore('drafts', { keyPath: 'conversationId' });
+	},
+	(database) => {
+		database.createObjectStore('search', { keyPath: 'id' });
 	}
 ];
 

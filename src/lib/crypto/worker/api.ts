@@ -19,6 +19,7 @@ import { KEYSTORE_DATABASE, type KeyKind } from '../../keystore/schema';
 import { AttachmentDownloads } from './attachment-download';
 import { encryptFile } from './attachment-upload';
 import { decryptHistory, encryptReply } from './messages';
+import { indexableMessages, SearchKeeper } from './search';
 import { decryptRecords, encryptRecord } from './private-records';
 import { sealPendingProfile } from '../pending-profile';
 import type { PrivateEnvelope, PrivateRecordKind } from '../private-record';
@@ -58,6 +59,7 @@ export function createWorkerApi() {
 	const session = new KeySession();
 	const downloads = new AttachmentDownloads();
 	let store = new KeyStore();
+	const search = new SearchKeeper(() => store.searchIndex);
 
 	/** Runs after libsodium is loaded; every method goes through here. */
 	const run = async <T>(operation: () => T | Promise<T>): Promise<T> => {
@@ -79,6 +81,7 @@ export function createWorkerApi() {
 				const name = accountId === null ? KEYSTORE_DATABASE : `${KEYSTORE_DATABASE}:${requireId(accountId, 'accountId')}`;
 				session.lock();
 				downloads.abortAll();
+				await search.lock();
 				await store.close();
 				store = new KeyStore(name);
 			}),
@@ -119,9 +122,10 @@ export function createWorkerApi() {
 
 		/** Wipes every secret, conversation key and running attachment decryption; every handle becomes invalid. */
 		lock: () =>
-			run(() => {
+			run(async () => {
 				session.lock();
 				downloads.abortAll();
+				await search.lock();
 			}),
 
 		/** Re-seals a stored key under a new passphrase, atomically. */
@@ -188,7 +192,43 @@ export function createWorkerApi() {
 
 		/** Decrypts a page of history in one round trip; each item gives its text or its own error code. */
 		decryptHistory: (conversationId: string, items: HistoryItem[]) =>
-			run((): DecryptedItem[] => decryptHistory(session, conversationId, items)),
+			run((): DecryptedItem[] => {
+				const results = decryptHistory(session, conversationId, items);
+				void search.add(indexableMessages(conversationId, items, results)).catch(() => undefined);
+				return results;
+			}),
+
+		/** Searches the decrypted messages this agent's browser has seen (docs/search.md); only while unlocked. */
+		searchMessages: (query: string, limit?: number) =>
+			run(() => {
+				session.requireUnlocked('agent');
+				if (typeof query !== 'string') fail('INVALID_INPUT', 'query must be a string');
+				return search.search(query, limit);
+			}),
+
+		/** How far each conversation is indexed, and how many messages are. */
+		searchStatus: () =>
+			run(async () => {
+				session.requireUnlocked('agent');
+				return { coverage: await search.coverage(), documents: await search.size(), conversations: await search.conversations() };
+			}),
+
+		/** Everything of the conversation up to this message is indexed (the history pass got there). */
+		markSearchCovered: (conversationId: string, messageId: string) =>
+			run(() => {
+				session.requireUnlocked('agent');
+				return search.covered(requireId(conversationId, 'conversationId'), requireId(messageId, 'messageId'));
+			}),
+
+		/** Forgets conversations this agent can no longer read. */
+		forgetSearch: (conversationIds: string[]) =>
+			run(() => {
+				session.requireUnlocked('agent');
+				return search.forget(conversationIds.map((id) => requireId(id, 'conversationId')));
+			}),
+
+		/** Deletes the index, in memory and at rest (sign-out). */
+		clearSearch: () => run(() => search.clear()),
 
 		/** Encrypts a reply as the company (contract 4.2); retries must resend this same envelope. */
 		encryptReply: (conversationId: string, text: string, keyVersion: number) =>

@@ -9,6 +9,7 @@ import type { RosterText } from '../vectors/implementation';
 import type { PrivateEnvelope, PrivateRecordKind } from '../private-record';
 import type { CryptoWorkerApi } from './api';
 import type { Draft } from '../../keystore/drafts';
+import type { SearchHit } from '../../search/message-index';
 import { ProgressReporter } from './progress';
 import { pumpPieces } from './stream-pump';
 import { installTransferHandlers } from './transfer';
@@ -152,6 +153,27 @@ export class CryptoWorkerClient {
 
 	clearDrafts(): Promise<void> {
 		return this.call(() => this.remote.clearDrafts());
+	}
+
+	/** Searches the messages decrypted in this browser (docs/search.md). */
+	searchMessages(query: string, limit?: number): Promise<SearchHit[]> {
+		return this.call(() => this.remote.searchMessages(query, limit));
+	}
+
+	searchStatus(): Promise<{ coverage: Record<string, string>; documents: number; conversations: string[] }> {
+		return this.call(() => this.remote.searchStatus());
+	}
+
+	markSearchCovered(conversationId: string, messageId: string): Promise<void> {
+		return this.call(() => this.remote.markSearchCovered(conversationId, messageId));
+	}
+
+	forgetSearch(conversationIds: string[]): Promise<void> {
+		return this.call(() => this.remote.forgetSearch(conversationIds));
+	}
+
+	clearSearch(): Promise<void> {
+		return this.call(() => this.remote.clearSearch());
 	}
 
 	openConversationKey(handle: string, conversationId: string, wrap: Wrap): Promise<OpenedConversation> {

@@ -48,6 +48,9 @@ export interface HistoryItem {
 	contentType?: string;
 	/** Present for `contentType: attachment`; the meta must name this attachment (contract 4.4). */
 	attachment?: { attachmentId: string };
+	/** A stored message's id and time: with them its text joins the agent's search index (docs/search.md). */
+	messageId?: string;
+	createdAt?: string;
 }
 
 /** The text, and for attachments the validated meta; or the error code of that one message. */

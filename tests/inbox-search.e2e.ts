@@ -1,0 +1,66 @@
+/**
+ * Full-text search in the browser (docs/search.md): messages are indexed in the worker as they are
+ * decrypted and by a history pass over what the agent can read; results come from every conversation
+ * with the words marked, Enter opens the message in its thread (older pages load until it is there);
+ * the index at rest holds no plaintext word, and sign-out deletes it.
+ */
+import type { Page } from '@playwright/test';
+import { rawRecords } from './support/indexeddb';
+import { expect, readyAgent, screenshot, signIn, storedByInbox, test, unlock } from './support/inbox-e2e';
+
+/** The account's search store as raw IndexedDB gives it, the sealed bytes included. */
+const rawSearchStore = (page: Page, accountId: string) => rawRecords(page, `inbox-keystore:${accountId}`, 'search');
+
+const hits = (page: Page) => page.getByTestId('message-hit');
+
+test('finds words across conversations, live and from history, opens the message in its thread, and keeps no plaintext', async ({
+	page,
+	inbox
+}) => {
+	const agent = await readyAgent(page, inbox, 'finder');
+	const lamp = await inbox.customer(await inbox.invite(agent));
+	const parcel = await inbox.customer(await inbox.invite(agent));
+	const long = await inbox.customer(await inbox.invite(agent));
+	await lamp.say('My lamp arrived broken');
+	await parcel.say('Where is my parcel? It was due on Monday');
+	await long.say('I lost the needle of my record player');
+	for (let n = 1; n <= 160; n++) await long.say(`small talk ${n}`);
+	await storedByInbox(inbox, agent, long.conversationId, 161);
+
+	// live: what arrived while the inbox was open is found at once
+	const search = page.getByLabel('Search conversations');
+	await search.fill('lamp');
+	await expect(hits(page)).toHaveCount(1);
+	await expect(hits(page).first()).toHaveAttribute('data-conversation-id', lamp.conversationId);
+	await expect(hits(page).first().locator('mark')).toHaveText('lamp');
+	await expect.poll(async () => (await rawSearchStore(page, agent.accountId)).count).toBe(1);
+	const atRest = (await rawSearchStore(page, agent.accountId)).text;
+	expect(atRest.length).toBeGreaterThan(1000);
+	for (const word of ['lamp', 'broken', 'parcel', 'needle', 'small talk']) expect(atRest).not.toContain(word);
+
+	// sign-out deletes the index; signed in again, the history pass rebuilds it from what the agent can read
+	await page.getByTestId('logout').click();
+	await signIn(page, agent);
+	await unlock(page);
+	await expect.poll(async () => (await rawSearchStore(page, agent.accountId)).count, { timeout: 30_000 }).toBe(1);
+	await expect(page.getByTestId('index-progress')).toHaveCount(0, { timeout: 30_000 });
+	await search.fill('parcel monday');
+	await expect(hits(page)).toHaveCount(1);
+	await expect(hits(page).first()).toHaveAttribute('data-conversation-id', parcel.conversationId);
+	await expect(hits(page).first().locator('mark')).toHaveText(['parcel', 'Monday']);
+	await screenshot(page, 'search');
+
+	// Enter opens the first result in its thread, marked, even 160 messages back
+	await search.fill('needle');
+	await search.press('Enter');
+	await expect(page.getByTestId('thread')).toHaveAttribute('data-conversation-id', long.conversationId);
+	const found = page.getByTestId('thread').locator('[data-highlighted=true]');
+	await expect(found).toContainText('I lost the needle of my record player');
+	await expect(found).toBeInViewport();
+
+	// a new message is found as soon as it arrives
+	await parcel.say('The courier left a note about the lamp');
+	await search.fill('courier');
+	await expect(hits(page).first()).toHaveAttribute('data-conversation-id', parcel.conversationId);
+	await expect(hits(page).first().locator('mark')).toHaveText('courier');
+});
