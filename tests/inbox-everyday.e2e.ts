@@ -4,7 +4,7 @@
  */
 import type { Page } from '@playwright/test';
 import { rawRecords } from './support/indexeddb';
-import { expect, openConversation, readyAgent, signIn, test, unlock } from './support/inbox-e2e';
+import { expect, openConversation, readyAgent, screenshot, signIn, test, unlock } from './support/inbox-e2e';
 
 /** Every value of the account's drafts store, as raw IndexedDB gives it, serialized. */
 const rawDrafts = async (page: Page, accountId: string) => (await rawRecords(page, `inbox-keystore:${accountId}`, 'drafts')).text;
@@ -102,6 +102,7 @@ test('the tab counts unread conversations; opted-in notifications and sound tell
 	await page.getByTestId('notify-sound').check();
 	await expect(page.getByTestId('notify-desktop')).toBeChecked();
 	expect(await page.evaluate(() => window.tones)).toBeGreaterThan(0);
+	await screenshot(page, 'notifications');
 	await page.getByRole('dialog', { name: 'Notifications' }).getByRole('button', { name: 'Close' }).click();
 
 	const invitation = await inbox.invite(agent);

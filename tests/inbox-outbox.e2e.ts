@@ -6,7 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import { startFlakyFront, type FlakyFront } from './support/flaky-front';
-import { expect, messages, openConversation, readyAgent, startInboxStack, test as base, type InboxStack } from './support/inbox-e2e';
+import { expect, messages, openConversation, readyAgent, screenshot, startInboxStack, test as base, type InboxStack } from './support/inbox-e2e';
 
 /** The product with a front between the inbox and the service, which the test can stall. */
 const test = base.extend<object, { stalled: { inbox: InboxStack; front: FlakyFront } }>({
@@ -51,6 +51,7 @@ test('with the service stopped a reply waits in the outbox and is sent by itself
 	expect(Date.now() - stalledAt).toBeLessThan(10_000);
 	await expect(waiting.getByTestId('delivery-state')).toHaveText('Waiting to send');
 	await expect(page.getByTestId('connection-problem')).toHaveText(/The messaging service cannot be reached/);
+	await screenshot(page, 'outbox');
 
 	// a second reply waits too, and the agent discards it
 	await composer.fill('Never mind this one.');
