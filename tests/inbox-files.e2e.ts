@@ -144,6 +144,100 @@ test('an image opens in a tab, through the sandboxed viewer', async ({ page, inb
 	await screenshot(viewer, 'viewer');
 });
 
+/** A one-page PDF saying `text`, whose opening action runs `script` (PDF JavaScript), built by hand. */
+function pdfWithScript(text: string, script: string): Buffer {
+	const objects = [
+		'<< /Type /Catalog /Pages 2 0 R /OpenAction 5 0 R >>',
+		'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+		'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 400 200] /Contents 4 0 R /Resources << /Font << /F1 6 0 R >> >> >>',
+		null, // the content stream, below
+		`<< /S /JavaScript /JS (${script.replace(/[()\\]/g, (c) => `\\${c}`)}) >>`,
+		'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'
+	];
+	const content = `BT /F1 24 Tf 40 100 Td (${text}) Tj ET`;
+	objects[3] = `<< /Length ${content.length} >>\nstream\n${content}\nendstream`;
+	let pdf = '%PDF-1.4\n';
+	const offsets: number[] = [];
+	objects.forEach((body, index) => {
+		offsets.push(pdf.length);
+		pdf += `${index + 1} 0 obj\n${body}\nendobj\n`;
+	});
+	const xref = pdf.length;
+	pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('')}`;
+	pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+	return Buffer.from(pdf, 'latin1');
+}
+
+test('a PDF opens in the viewer, painted by pdf.js in a frame that has no origin; its script never runs', async ({
+	page,
+	inbox,
+	context
+}) => {
+	const hits: string[] = [];
+	const beacon: Server = createServer((request, response) => {
+		hits.push(request.url ?? '');
+		response.writeHead(204, { 'access-control-allow-origin': '*' }).end();
+	});
+	await new Promise<void>((resolve) => beacon.listen(0, '127.0.0.1', resolve));
+	const port = (beacon.address() as AddressInfo).port;
+	try {
+		const customer = await conversationWithCustomer(page, inbox, 'pdf');
+		const script = `app.alert('ran'); this.submitForm('http://127.0.0.1:${port}/submit'); app.launchURL('http://127.0.0.1:${port}/launch');`;
+		await customer.sendFile({ name: 'invoice-42.pdf', mime: 'application/pdf', data: pdfWithScript('Invoice 42', script) });
+		const card = page.locator('[data-testid=attachment][data-name="invoice-42.pdf"]');
+		// a PDF opens, so the "never opened" warning is not shown for it
+		await expect(card.getByTestId('open-attachment')).toBeVisible();
+		await expect(card).not.toContainText('never opened');
+
+		const [viewer] = await Promise.all([context.waitForEvent('page'), card.getByTestId('open-attachment').click()]);
+		const dialogs: string[] = [];
+		viewer.on('dialog', (dialog) => {
+			dialogs.push(dialog.message());
+			void dialog.dismiss();
+		});
+		await viewer.waitForURL(/\/viewer#/);
+		await expect(viewer.getByTestId('pdf-frame')).toHaveAttribute('sandbox', 'allow-scripts');
+		await expect(viewer.getByTestId('pdf-status')).toHaveAttribute('data-state', 'rendered');
+		await expect(viewer.getByTestId('pdf-status')).toHaveText('1 page');
+		const pdfFrame = viewer.frames().find((frame) => frame.url().endsWith('/pdf-frame.html'));
+		expect(pdfFrame).toBeDefined();
+		// painted: the canvas has ink on it
+		const inked = await pdfFrame!.evaluate(() => {
+			const canvas = document.querySelector('canvas')!;
+			const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+			let dark = 0;
+			for (let i = 0; i < pixels.length; i += 4) if (pixels[i] < 128 && pixels[i + 3] > 0) dark++;
+			return dark;
+		});
+		expect(inked).toBeGreaterThan(100);
+		// the frame has no origin: none of the inbox's storage or cookies is reachable from it
+		expect(
+			await pdfFrame!.evaluate(() => {
+				const reach = (read: () => unknown) => {
+					try {
+						read();
+						return 'reachable';
+					} catch {
+						return 'blocked';
+					}
+				};
+				return {
+					origin,
+					storage: reach(() => localStorage.length),
+					cookie: reach(() => document.cookie),
+					parent: reach(() => parent.document.title)
+				};
+			})
+		).toEqual({ origin: 'null', storage: 'blocked', cookie: 'blocked', parent: 'blocked' });
+		await viewer.waitForTimeout(500);
+		expect(hits).toEqual([]);
+		expect(dialogs).toEqual([]);
+		await screenshot(viewer, 'viewer-pdf');
+	} finally {
+		await new Promise((resolve) => beacon.close(resolve));
+	}
+});
+
 test('a file name with a right-to-left override shows as it is, and saves under its type’s extension', async ({ page, inbox }) => {
 	const customer = await conversationWithCustomer(page, inbox, 'bidi');
 	// Rendered as is, this name reads "invoiceexe.png".

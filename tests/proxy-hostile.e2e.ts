@@ -150,7 +150,7 @@ test("the pages connect to their own origin and the storage's, nowhere else", as
 		.split(';')
 		.map((directive) => directive.trim())
 		.filter((directive) => directive.startsWith('connect-src'));
-	expect(connect).toEqual([`connect-src 'self' ${new URL(hostile.stack.simUrl).origin}`]);
+	expect(connect).toEqual([`connect-src 'self' blob: ${new URL(hostile.stack.simUrl).origin}`]);
 	expect(policy).toContain("script-src 'self' 'wasm-unsafe-eval' 'sha256-");
 	const attempt = await page.evaluate(
 		(beacon) =>

@@ -4,8 +4,10 @@ import { isThumbnailable, parseViewerFragment, viewerBlobType, viewerHref, viewe
 const origin = 'http://127.0.0.1:5173';
 
 describe('viewer allowlist', () => {
-	it('opens raster images, audio, video and plain text', () => {
+	it('opens raster images, audio, video, plain text and PDF', () => {
 		expect(viewerKind('image/png')).toBe('image');
+		expect(viewerKind('application/pdf')).toBe('pdf');
+		expect(viewerBlobType('Application/PDF')).toBe('application/pdf');
 		expect(viewerKind('IMAGE/JPEG')).toBe('image');
 		expect(viewerKind('audio/mpeg')).toBe('audio');
 		expect(viewerKind('video/mp4')).toBe('video');
@@ -18,7 +20,7 @@ describe('viewer allowlist', () => {
 			'text/html',
 			'application/xhtml+xml',
 			'text/xml',
-			'application/pdf',
+			'application/x-pdf',
 			'application/javascript',
 			'text/javascript',
 			'application/octet-stream',

@@ -1,10 +1,11 @@
 /**
  * Which decrypted attachments may be shown, and how (contract 2.6 `mime`): raster images,
  * audio, video and plain text open in the viewer tab, inside a sandboxed frame without
- * `allow-same-origin` or `allow-scripts`; every other type (HTML, SVG, PDF, …) is a download only.
+ * `allow-same-origin` or `allow-scripts`; PDFs are painted by pdf.js in a frame sandboxed without
+ * `allow-same-origin`; every other type (HTML, SVG, …) is a download only.
  */
 
-export type ViewerKind = 'image' | 'audio' | 'video' | 'text';
+export type ViewerKind = 'image' | 'audio' | 'video' | 'text' | 'pdf';
 
 /** Exact media types, never prefixes: `image/svg+xml` is an image that runs script, so it is not here. */
 const VIEWABLE: Readonly<Record<string, ViewerKind>> = {
@@ -25,7 +26,9 @@ const VIEWABLE: Readonly<Record<string, ViewerKind>> = {
 	'video/mp4': 'video',
 	'video/webm': 'video',
 	'video/ogg': 'video',
-	'text/plain': 'text'
+	'text/plain': 'text',
+	// painted by pdf.js in a frame of its own, sandboxed without allow-same-origin (static/pdf-frame.html)
+	'application/pdf': 'pdf'
 };
 
 /** The media type without parameters, lowercased (`Text/Plain; charset=x` → `text/plain`). */

@@ -42,10 +42,12 @@ describe('security headers (docs/inbox-api.md §1)', () => {
 	it("keeps a page's policy and lets it connect to itself and the storage origins only", () => {
 		const headers = secured('/inbox', html(PAGE_POLICY));
 		expect(headers.get('content-security-policy')).toBe(
-			"default-src 'self'; script-src 'self' 'sha256-abc'; frame-ancestors 'none'; connect-src 'self' https://files.example.com http://127.0.0.1:8787"
+			"default-src 'self'; script-src 'self' 'sha256-abc'; frame-ancestors 'none'; connect-src 'self' blob: https://files.example.com http://127.0.0.1:8787"
 		);
 		expect(headers.get('cache-control')).toBeNull();
-		expect(withConnectSources("default-src 'self'; connect-src 'self' http: https:;", [])).toBe("default-src 'self'; connect-src 'self'");
+		expect(withConnectSources("default-src 'self'; connect-src 'self' http: https:;", [])).toBe(
+			"default-src 'self'; connect-src 'self' blob:"
+		);
 	});
 
 	it('gives anything else, an HTML answer without a policy too, the policy that allows nothing', () => {
@@ -57,13 +59,13 @@ describe('security headers (docs/inbox-api.md §1)', () => {
 
 	it('rewrites only the connect-src directive, of any HTML page, and leaves another answer’s own policy alone', () => {
 		expect(withConnectSources("default-src 'self'; connect-src; report-to connect-src-reports", ['https://s.example'])).toBe(
-			"default-src 'self'; report-to connect-src-reports; connect-src 'self' https://s.example"
+			"default-src 'self'; report-to connect-src-reports; connect-src 'self' blob: https://s.example"
 		);
 		const page = new Response('<!doctype html>', {
 			headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'self'; connect-src *" }
 		});
 		expect(secured('/inbox', page).get('content-security-policy')).toBe(
-			"default-src 'self'; connect-src 'self' https://files.example.com http://127.0.0.1:8787"
+			"default-src 'self'; connect-src 'self' blob: https://files.example.com http://127.0.0.1:8787"
 		);
 		const image = new Response('', {
 			headers: { 'content-type': 'image/png', 'content-security-policy': "default-src 'none'; img-src 'self'" }

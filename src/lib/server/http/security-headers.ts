@@ -3,8 +3,8 @@
  * `/api` and `/webhooks` answers are data, never a document: whatever their type, their
  * Content-Security-Policy allows nothing and sandboxes the page, and nothing of them is cached. HTML
  * pages keep the policy of `kit.csp` (svelte.config.js: script hashes, `'wasm-unsafe-eval'` for
- * libsodium, `worker-src 'self'`), whose `connect-src 'self'` gains the storage origins the presigned
- * attachment URLs point at (`STORAGE_ORIGINS`); anything else gets the policy that allows nothing.
+ * libsodium, `worker-src 'self'`), whose `connect-src 'self'` gains `blob:` and the storage origins the
+ * presigned attachment URLs point at (`STORAGE_ORIGINS`); anything else gets the policy that allows nothing.
  */
 
 const ALWAYS: Record<string, string> = {
@@ -18,9 +18,13 @@ export const NOTHING_ALLOWED = "default-src 'none'; frame-ancestors 'none'; sand
 
 const DATA_PATH = /^\/(api|webhooks)(\/|$)/;
 
-/** `connect-src` of a page's policy set to `'self'` and the storage origins. */
+/**
+ * `connect-src` of a page's policy set to `'self'`, `blob:` (the viewer reads a decrypted PDF the inbox
+ * tab made, to hand it to its sandboxed renderer; a page can only read blobs of its own origin) and the
+ * storage origins.
+ */
 export function withConnectSources(policy: string, storageOrigins: readonly string[]): string {
-	const connect = ["connect-src 'self'", ...storageOrigins].join(' ');
+	const connect = ["connect-src 'self' blob:", ...storageOrigins].join(' ');
 	const directives = policy
 		.split(';')
 		.map((directive) => directive.trim())
