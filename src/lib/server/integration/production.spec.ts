@@ -86,8 +86,8 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 		expect(csp).toMatch(/worker-src 'self'/);
 		expect(csp).toMatch(/frame-ancestors 'none'/);
 		expect(csp).toMatch(/object-src 'none'/);
-		// the page connects to itself and the storage origins only, never to any http(s) URL
-		expect(/connect-src ([^;]*)/.exec(csp)?.[1].split(' ')).toEqual(["'self'", 'http://127.0.0.1:9']);
+		// the page connects to itself, its own blobs and the storage origins only, never to any http(s) URL
+		expect(/connect-src ([^;]*)/.exec(csp)?.[1].split(' ')).toEqual(["'self'", 'blob:', 'http://127.0.0.1:9']);
 		const html = await response.text();
 		for (const inline of html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>/g)) {
 			// SvelteKit's own start-up script: allowed by its hash in the policy, not by 'unsafe-inline'.
