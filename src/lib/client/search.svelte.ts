@@ -32,7 +32,6 @@ export class MessageSearch {
 	#hits = $state.raw<SearchHit[]>([]);
 	#query = $state('');
 	#progress = $state.raw<{ done: number; total: number } | null>(null);
-	#documents = $state(0);
 	private generation = 0;
 	private stopped = false;
 	private passing = false;
@@ -54,11 +53,6 @@ export class MessageSearch {
 	/** The history pass under way (conversations done of all), or null. */
 	get progress(): { done: number; total: number } | null {
 		return this.#progress;
-	}
-
-	/** Messages in the index after the last pass. */
-	get documents(): number {
-		return this.#documents;
 	}
 
 	/** Searches; a newer query wins over an older one still running. */
@@ -92,7 +86,6 @@ export class MessageSearch {
 				await this.indexConversation(conversation, status.coverage[conversation.conversationId]).catch(() => undefined);
 				this.#progress = { done: (this.#progress?.done ?? 0) + 1, total: readable.length };
 			}
-			this.#documents = (await this.crypto.searchStatus()).documents;
 			if (this.#query) await this.find(this.#query);
 		} finally {
 			this.passing = false;
