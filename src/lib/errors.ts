@@ -90,7 +90,9 @@ export const KEYSTORE_CODES = [
 	/** No conversation key is open for this conversation (or it left the cache): open its wrap first. */
 	'CONVERSATION_KEY_NOT_OPEN',
 	/** IndexedDB or WebCrypto is unavailable, refused, or holds data of a newer version of the inbox. */
-	'STORAGE_UNAVAILABLE'
+	'STORAGE_UNAVAILABLE',
+	/** A chunk worker stopped (crashed, ran out of memory) while encrypting an attachment; nothing was produced, try again. */
+	'WORKER_STOPPED'
 ] as const;
 
 export type HttpCode = keyof typeof HTTP_STATUS;

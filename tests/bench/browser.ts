@@ -1,7 +1,7 @@
 /**
  * `npm run bench:browser`: in Chromium, one run measures a 25 MiB attachment fetched
  * from a local server as a plain download and through download + streamed decryption + digest in
- * the worker, the worker's decrypt throughput, the peak JS heap growth, and a 1,000-envelope
+ * the worker, the worker's decrypt throughput with 1, 2 and 4 chunk workers, the peak JS heap growth, and a 1,000-envelope
  * history page decrypted in the worker, round trip included. Prints figures, ratios and targets.
  */
 import { chromium, type Page } from '@playwright/test';
@@ -19,6 +19,7 @@ import {
 	type AttachmentMeta
 } from '../../src/lib/crypto/index';
 import { attachmentPattern } from '../../src/lib/crypto/vectors/runner';
+import { chunkWorkerCount } from '../../src/lib/crypto/pipeline/browser-workers';
 import type { CryptoHarness } from '../../src/routes/dev/crypto/harness';
 import globalSetup, { listenAsTestStorage } from '../support/global-setup';
 import { CHROMIUM_PATH } from '../support/prerequisites';
@@ -34,6 +35,7 @@ const SIZE = 26_214_400;
 const RUNS = 7;
 const PACED_RUNS = 3;
 const HISTORY_RUNS = 30;
+const SCALING_WORKERS = [1, 2, 4];
 const MiB = 1024 * 1024;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -144,6 +146,18 @@ async function main(): Promise<void> {
 			if (run > 0) inMemory.push(milliseconds);
 		}
 
+		const scaling: Array<{ workers: number; milliseconds: number }> = [];
+		for (const workers of SCALING_WORKERS) {
+			const samples: number[] = [];
+			for (let run = 0; run <= RUNS; run++) {
+				const { milliseconds } = await page.evaluate(([m, count]) => window.cryptoHarness.decryptFromMemory(m, count), [meta, workers] as const);
+				if (run > 0) samples.push(milliseconds);
+			}
+			scaling.push({ workers, milliseconds: median(samples) });
+		}
+		await page.evaluate(() => window.cryptoHarness.stopScalingWorkers());
+		const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+
 		const probe = await HeapProbe.attach(browser, '/dev/crypto');
 		const { peakGrowth } = await probe.peakGrowthDuring(() =>
 			page.evaluate(([url, m]) => window.cryptoHarness.decryptFromUrl(url, m, { digest: false }), [storage.url, meta] as const)
@@ -172,7 +186,7 @@ async function main(): Promise<void> {
 		const line = (label: string, value: string, target?: { text: string; met: boolean }) =>
 			console.log(`${label.padEnd(54)}${value}${target ? `   target ${target.text}: ${target.met ? 'met' : 'MISSED'}` : ''}`);
 		console.log(
-			`\nBrowser benchmark: Chromium ${browser.version()}, 25 MiB attachment (${SIZE} bytes plaintext, ${ciphertextBytes} bytes ciphertext)\n`
+			`\nBrowser benchmark: Chromium ${browser.version()}, ${cores} cores (navigator.hardwareConcurrency), 25 MiB attachment (${SIZE} bytes plaintext, ${ciphertextBytes} bytes ciphertext)\n`
 		);
 		for (const [title, figures] of [
 			[`local server at loopback speed, median of ${RUNS} runs`, loopback],
@@ -183,7 +197,13 @@ async function main(): Promise<void> {
 			line('  (b) download + streamed decrypt + digest (worker)', `${ms(figures.b)}   (${rate(figures.b)})`);
 			line('      ratio b/a', (figures.b / figures.a).toFixed(2), { text: '<= 1.5', met: figures.b / figures.a <= 1.5 });
 		}
-		line('worker decrypt throughput (in-memory stream)', `${throughput.toFixed(0)} MiB/s   (${ms(median(inMemory))} per file)`);
+		line(
+			`worker decrypt throughput (in-memory stream, ${chunkWorkerCount(cores)} chunk workers)`,
+			`${throughput.toFixed(0)} MiB/s   (${ms(median(inMemory))} per file)`
+		);
+		for (const { workers, milliseconds } of scaling) {
+			line(`  with ${workers} chunk worker${workers === 1 ? '' : 's'}`, `${rate(milliseconds)}   (${ms(milliseconds)} per file)`);
+		}
 		line('peak JS heap growth during (b), page + worker', `${(peakGrowth / MiB).toFixed(1)} MiB = ${heapRatio.toFixed(2)}x the file`, {
 			text: '<= 1.2x',
 			met: heapRatio <= 1.2

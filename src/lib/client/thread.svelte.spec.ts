@@ -10,6 +10,7 @@ import { signedRoster, signingKeyOf } from '$test-support/admin-api';
 import { Customer } from '$test-support/customer';
 import { ADMIN, AGENT, useStack } from '$test-support/integration';
 import { PageNetwork } from '$test-support/page-network';
+import { nodeChunkWorkerPool } from '$test-support/node-chunk-workers';
 import { createWorkerApi } from '../crypto/worker/api';
 import { createInvitation, getConversation, listStoredMessages, login, registerAgentKey } from './api';
 import { newIdempotencyKey } from './http';
@@ -26,6 +27,7 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 	const harness = useStack('PGlite');
 	let network: PageNetwork;
 	let crypto: ThreadCrypto;
+	let chunkWorkers: ReturnType<typeof nodeChunkWorkerPool> | undefined;
 	let agentKeyHandle: string;
 	let customer: Customer;
 	let accountId: string;
@@ -65,7 +67,7 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 	beforeAll(async () => {
 		network = new PageNetwork(harness.stack().inbox.url);
 		vi.stubGlobal('fetch', network.fetch);
-		const worker = createWorkerApi();
+		const worker = createWorkerApi({ startChunkWorkers: (size) => (chunkWorkers = nodeChunkWorkerPool(size)) });
 		crypto = {
 			openConversationKey: worker.openConversationKey,
 			decryptHistory: worker.decryptHistory,
@@ -99,6 +101,7 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 
 	afterAll(() => {
 		vi.unstubAllGlobals();
+		chunkWorkers?.terminate();
 	});
 
 	const texts = (thread: ThreadStore) => thread.messages.map((message) => message.text);

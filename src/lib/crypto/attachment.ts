@@ -33,12 +33,12 @@ export function attachmentChunkAd(attachmentId: string, index: number, last: boo
 }
 
 /**
- * Reused buffers inside the WASM heap and the incremental BLAKE2b state. Views on the heap are
- * taken afresh on every use, since the heap may grow and detach older views.
+ * XChaCha20-Poly1305 of single chunks under F (contract 6.5), on buffers reused inside the WASM heap.
+ * Views on the heap are taken afresh on every use, since the heap may grow and detach older views.
  */
-class ChunkEngine {
+export class ChunkCipher {
 	private readonly lib: RawSodium = rawSodium();
-	private readonly regions: HeapRegions<'key' | 'nonce' | 'ad' | 'input' | 'output' | 'state' | 'digest'>;
+	private readonly regions: HeapRegions<'key' | 'nonce' | 'ad' | 'input' | 'output'>;
 	readonly input: number;
 	readonly output: number;
 	private readonly nonceBase: Uint8Array;
@@ -51,15 +51,12 @@ class ChunkEngine {
 			nonce: NONCE_BYTES,
 			ad: MAX_AD_BYTES,
 			input: ENCRYPTED_CHUNK_SIZE,
-			output: ENCRYPTED_CHUNK_SIZE,
-			state: this.lib._crypto_generichash_statebytes(),
-			digest: DIGEST_BYTES
+			output: ENCRYPTED_CHUNK_SIZE
 		});
 		({ input: this.input, output: this.output } = this.regions.at);
 		this.heap.set(fileKey, this.regions.at.key);
 		this.nonceBase = nonceBase.slice();
 		this.adPrefix = utf8Encode(attachmentChunkAd(attachmentId, 0, false).slice(0, -3));
-		this.lib._crypto_generichash_init(this.regions.at.state, 0, 0, DIGEST_BYTES);
 	}
 
 	get heap(): Uint8Array {
@@ -101,24 +98,75 @@ class ChunkEngine {
 		this.lib._crypto_aead_xchacha20poly1305_ietf_encrypt(output, 0, input, length, 0, ad, adLength, 0, 0, nonce, key);
 	}
 
-	hash(pointer: number, length: number): void {
-		this.lib._crypto_generichash_update(this.regions.at.state, pointer, length, 0);
+	/**
+	 * Decrypts the `length` bytes at the start of `chunk` in place: on success its first `length - 16`
+	 * bytes are the plaintext; on failure the chunk is left as it was and false is returned.
+	 */
+	decryptInPlace(index: number, last: boolean, chunk: Uint8Array, length: number): boolean {
+		this.heap.set(chunk.subarray(0, length), this.input);
+		if (!this.decrypt(index, last, length)) return false;
+		chunk.set(this.heap.subarray(this.output, this.output + length - TAG_BYTES));
+		this.heap.fill(0, this.output, this.output + length - TAG_BYTES);
+		return true;
 	}
 
-	finalDigest(): Uint8Array {
-		const { state, digest } = this.regions.at;
-		this.lib._crypto_generichash_final(state, digest, DIGEST_BYTES);
-		return this.heap.slice(digest, digest + DIGEST_BYTES);
+	/** Encrypts the `length` plaintext bytes at the start of `chunk` in place; `chunk` must hold `length + 16`. */
+	encryptInPlace(index: number, last: boolean, chunk: Uint8Array, length: number): void {
+		this.heap.set(chunk.subarray(0, length), this.input);
+		this.encrypt(index, last, length);
+		chunk.set(this.heap.subarray(this.output, this.output + length + TAG_BYTES));
+		this.heap.fill(0, this.input, this.input + length);
 	}
 
-	/** Wipes the key, the buffers and the hash state, then frees them. Idempotent. */
+	/** Wipes the key and the buffers, then frees them. Idempotent. */
 	release(): void {
 		this.regions.release();
 	}
 }
 
+/** BLAKE2b-256 of a stream (the meta's `digest`), its state inside the WASM heap. */
+export class IncrementalDigest {
+	private readonly lib: RawSodium = rawSodium();
+	private readonly regions: HeapRegions<'state' | 'digest' | 'scratch'>;
+
+	constructor() {
+		this.regions = allocateHeapRegions({ state: this.lib._crypto_generichash_statebytes(), digest: DIGEST_BYTES, scratch: CHUNK_SIZE });
+		this.lib._crypto_generichash_init(this.regions.at.state, 0, 0, DIGEST_BYTES);
+	}
+
+	/** Hashes bytes already in the heap. */
+	updateAt(pointer: number, length: number): void {
+		this.lib._crypto_generichash_update(this.regions.at.state, pointer, length, 0);
+	}
+
+	/** Hashes bytes from outside the heap, through its scratch buffer. */
+	update(bytes: Uint8Array): void {
+		const { scratch } = this.regions.at;
+		for (let offset = 0; offset < bytes.length; offset += CHUNK_SIZE) {
+			const slice = bytes.subarray(offset, offset + CHUNK_SIZE);
+			this.lib.HEAPU8.set(slice, scratch);
+			this.updateAt(scratch, slice.length);
+		}
+		this.lib.HEAPU8.fill(0, scratch, scratch + Math.min(bytes.length, CHUNK_SIZE));
+	}
+
+	final(): Uint8Array {
+		const { state, digest } = this.regions.at;
+		this.lib._crypto_generichash_final(state, digest, DIGEST_BYTES);
+		return this.lib.HEAPU8.slice(digest, digest + DIGEST_BYTES);
+	}
+
+	/** Wipes the state and frees it. Idempotent. */
+	release(): void {
+		this.regions.release();
+	}
+}
+
+/** Where the assembler writes the next bytes of the current chunk. */
+export type ChunkTarget = () => { bytes: Uint8Array; offset: number };
+
 /** Splits a stream of pieces into chunks of known lengths and hands each whole chunk over. */
-class ChunkAssembler {
+export class ChunkAssembler {
 	private chunkIndex = 0;
 	private filled = 0;
 	consumed = 0;
@@ -126,8 +174,7 @@ class ChunkAssembler {
 	constructor(
 		private readonly chunkCount: number,
 		private readonly chunkLength: (index: number) => number,
-		private readonly heap: () => Uint8Array,
-		private readonly target: number,
+		private readonly target: ChunkTarget,
 		private readonly onChunk: (index: number, last: boolean, length: number) => void
 	) {}
 
@@ -142,7 +189,8 @@ class ChunkAssembler {
 			if (this.done) return false;
 			const want = this.chunkLength(this.chunkIndex) - this.filled;
 			const take = Math.min(want, piece.length - offset);
-			this.heap().set(piece.subarray(offset, offset + take), this.target + this.filled);
+			const { bytes, offset: start } = this.target();
+			bytes.set(piece.subarray(offset, offset + take), start + this.filled);
 			this.filled += take;
 			offset += take;
 			this.consumed += take;
@@ -162,11 +210,53 @@ class ChunkAssembler {
 	}
 }
 
+/** The encrypted chunks' lengths of a file of `size` bytes: 65,552 each, the last one shorter. */
+export function encryptedChunkLengths(size: number): (index: number) => number {
+	const chunks = attachmentChunkCount(size);
+	const lastLength = attachmentCiphertextLength(size) - (chunks - 1) * ENCRYPTED_CHUNK_SIZE;
+	return (index) => (index === chunks - 1 ? lastLength : ENCRYPTED_CHUNK_SIZE);
+}
+
+/** The plaintext chunks' lengths of a file of `size` bytes: 65,536 each, the last one shorter. */
+export function plainChunkLengths(size: number): (index: number) => number {
+	const chunks = attachmentChunkCount(size);
+	const lastLength = size - (chunks - 1) * CHUNK_SIZE;
+	return (index) => (index === chunks - 1 ? lastLength : CHUNK_SIZE);
+}
+
 export interface AttachmentKeys {
 	/** F, 32 bytes. */
 	fileKey: Uint8Array;
 	/** 24 bytes. */
 	nonceBase: Uint8Array;
+}
+
+/** F and the nonce base of validated meta, decoded (the caller wipes F). */
+export function attachmentKeysOf(meta: AttachmentMeta): AttachmentKeys {
+	return { fileKey: b64uDecodeLength(meta.key, KEY_BYTES, 'key'), nonceBase: b64uDecodeLength(meta.nonce, NONCE_BYTES, 'nonce') };
+}
+
+/** Whether a computed BLAKE2b-256 equals the meta's `digest`, compared in constant time. */
+export function digestMatches(digest: Uint8Array, meta: AttachmentMeta): boolean {
+	return constantTimeEqual(digest, b64uDecodeLength(meta.digest, DIGEST_BYTES, 'digest'));
+}
+
+export interface AttachmentEncryptionInput {
+	attachmentId: string;
+	size: number;
+	/** Only for vectors; otherwise random. */
+	fileKey?: Uint8Array;
+	nonceBase?: Uint8Array;
+}
+
+/** Checks the id and draws F and the nonce base (or checks the given ones); the returned keys are copies. */
+export function newAttachmentKeys(input: AttachmentEncryptionInput): AttachmentKeys {
+	if (!isAttachmentId(input.attachmentId)) fail('INVALID_INPUT', 'attachmentId must match ^att_[A-Za-z0-9_-]{8,64}$');
+	const fileKey = input.fileKey ?? sodium().randombytes_buf(KEY_BYTES);
+	const nonceBase = input.nonceBase ?? sodium().randombytes_buf(NONCE_BYTES);
+	requireBytes(fileKey, KEY_BYTES, 'file key');
+	requireBytes(nonceBase, NONCE_BYTES, 'nonceBase');
+	return { fileKey: fileKey.slice(), nonceBase: nonceBase.slice() };
 }
 
 /**
@@ -178,7 +268,8 @@ export class AttachmentDecryptor {
 	readonly meta: AttachmentMeta;
 	readonly ciphertextLength: number;
 	private readonly plaintext: Uint8Array;
-	private readonly engine: ChunkEngine;
+	private readonly cipher: ChunkCipher;
+	private readonly digest: IncrementalDigest;
 	private readonly assembler: ChunkAssembler;
 	private written = 0;
 	private failed: ContractError | undefined;
@@ -187,19 +278,16 @@ export class AttachmentDecryptor {
 	constructor(meta: AttachmentMeta | unknown) {
 		this.meta = validateAttachmentMeta(meta);
 		const { size } = this.meta;
-		const chunks = attachmentChunkCount(size);
 		this.ciphertextLength = attachmentCiphertextLength(size);
-		const fileKey = b64uDecodeLength(this.meta.key, KEY_BYTES, 'key');
-		const nonceBase = b64uDecodeLength(this.meta.nonce, NONCE_BYTES, 'nonce');
+		const { fileKey, nonceBase } = attachmentKeysOf(this.meta);
 		this.plaintext = new Uint8Array(size);
-		this.engine = new ChunkEngine(fileKey, nonceBase, this.meta.attachmentId);
+		this.cipher = new ChunkCipher(fileKey, nonceBase, this.meta.attachmentId);
 		fileKey.fill(0);
-		const lastLength = this.ciphertextLength - (chunks - 1) * ENCRYPTED_CHUNK_SIZE;
+		this.digest = new IncrementalDigest();
 		this.assembler = new ChunkAssembler(
-			chunks,
-			(index) => (index === chunks - 1 ? lastLength : ENCRYPTED_CHUNK_SIZE),
-			() => this.engine.heap,
-			this.engine.input,
+			attachmentChunkCount(size),
+			encryptedChunkLengths(size),
+			() => ({ bytes: this.cipher.heap, offset: this.cipher.input }),
 			(index, last, length) => this.decryptChunk(index, last, length)
 		);
 	}
@@ -210,10 +298,10 @@ export class AttachmentDecryptor {
 	}
 
 	private decryptChunk(index: number, last: boolean, length: number): void {
-		if (!this.engine.decrypt(index, last, length)) this.abort(`chunk ${index} does not authenticate`);
+		if (!this.cipher.decrypt(index, last, length)) this.abort(`chunk ${index} does not authenticate`);
 		const plainLength = length - TAG_BYTES;
-		this.engine.hash(this.engine.output, plainLength);
-		this.plaintext.set(this.engine.heap.subarray(this.engine.output, this.engine.output + plainLength), this.written);
+		this.digest.updateAt(this.cipher.output, plainLength);
+		this.plaintext.set(this.cipher.heap.subarray(this.cipher.output, this.cipher.output + plainLength), this.written);
 		this.written += plainLength;
 	}
 
@@ -232,11 +320,9 @@ export class AttachmentDecryptor {
 		if (!this.assembler.done || this.bytesReceived !== this.ciphertextLength) {
 			this.abort(`the ciphertext is ${this.bytesReceived} bytes, expected ${this.ciphertextLength}`);
 		}
-		const digest = this.engine.finalDigest();
-		const expected = b64uDecodeLength(this.meta.digest, 32, 'digest');
-		if (!constantTimeEqual(digest, expected)) this.abort('the plaintext digest differs from the meta');
+		if (!digestMatches(this.digest.final(), this.meta)) this.abort('the plaintext digest differs from the meta');
 		this.finished = true;
-		this.engine.release();
+		this.release();
 		return this.plaintext;
 	}
 
@@ -245,8 +331,13 @@ export class AttachmentDecryptor {
 		this.failed ??= new ContractError('DECRYPT_FAILED', `attachment: ${reason}`);
 		this.finished = true;
 		this.plaintext.fill(0);
-		this.engine.release();
+		this.release();
 		throw this.failed;
+	}
+
+	private release(): void {
+		this.cipher.release();
+		this.digest.release();
 	}
 }
 
@@ -272,27 +363,21 @@ export class AttachmentEncryptor {
 	readonly size: number;
 	readonly ciphertext: Uint8Array;
 	private readonly keys: AttachmentKeys;
-	private readonly engine: ChunkEngine;
+	private readonly cipher: ChunkCipher;
+	private readonly digest: IncrementalDigest;
 	private readonly assembler: ChunkAssembler;
 	private written = 0;
 
-	constructor(input: { attachmentId: string; size: number; fileKey?: Uint8Array; nonceBase?: Uint8Array }) {
-		if (!isAttachmentId(input.attachmentId)) fail('INVALID_INPUT', 'attachmentId must match ^att_[A-Za-z0-9_-]{8,64}$');
+	constructor(input: AttachmentEncryptionInput) {
+		this.keys = newAttachmentKeys(input);
 		this.size = input.size;
 		this.ciphertext = new Uint8Array(attachmentCiphertextLength(input.size));
-		const fileKey = input.fileKey ?? sodium().randombytes_buf(KEY_BYTES);
-		const nonceBase = input.nonceBase ?? sodium().randombytes_buf(NONCE_BYTES);
-		requireBytes(fileKey, KEY_BYTES, 'file key');
-		requireBytes(nonceBase, NONCE_BYTES, 'nonceBase');
-		this.keys = { fileKey: fileKey.slice(), nonceBase: nonceBase.slice() };
-		this.engine = new ChunkEngine(fileKey, nonceBase, input.attachmentId);
-		const chunks = attachmentChunkCount(input.size);
-		const lastLength = input.size - (chunks - 1) * CHUNK_SIZE;
+		this.cipher = new ChunkCipher(this.keys.fileKey, this.keys.nonceBase, input.attachmentId);
+		this.digest = new IncrementalDigest();
 		this.assembler = new ChunkAssembler(
-			chunks,
-			(index) => (index === chunks - 1 ? lastLength : CHUNK_SIZE),
-			() => this.engine.heap,
-			this.engine.input,
+			attachmentChunkCount(input.size),
+			plainChunkLengths(input.size),
+			() => ({ bytes: this.cipher.heap, offset: this.cipher.input }),
 			(index, last, length) => this.encryptChunk(index, last, length)
 		);
 	}
@@ -303,16 +388,16 @@ export class AttachmentEncryptor {
 	}
 
 	private encryptChunk(index: number, last: boolean, length: number): void {
-		this.engine.hash(this.engine.input, length);
-		this.engine.encrypt(index, last, length);
+		this.digest.updateAt(this.cipher.input, length);
+		this.cipher.encrypt(index, last, length);
 		const encrypted = length + TAG_BYTES;
-		this.ciphertext.set(this.engine.heap.subarray(this.engine.output, this.engine.output + encrypted), this.written);
+		this.ciphertext.set(this.cipher.heap.subarray(this.cipher.output, this.cipher.output + encrypted), this.written);
 		this.written += encrypted;
 	}
 
 	push(piece: Uint8Array): void {
 		if (!this.assembler.push(piece)) {
-			this.engine.release();
+			this.release();
 			fail('INVALID_INPUT', `the file is longer than its declared size ${this.size}`);
 		}
 	}
@@ -320,12 +405,17 @@ export class AttachmentEncryptor {
 	finish(): AttachmentEncryption {
 		this.assembler.completeIfWhole();
 		if (!this.assembler.done) {
-			this.engine.release();
+			this.release();
 			fail('INVALID_INPUT', `the file is shorter than its declared size ${this.size}`);
 		}
-		const digest = b64uEncode(this.engine.finalDigest());
-		this.engine.release();
+		const digest = b64uEncode(this.digest.final());
+		this.release();
 		return { ciphertext: this.ciphertext, digest, ...this.keys };
+	}
+
+	private release(): void {
+		this.cipher.release();
+		this.digest.release();
 	}
 }
 

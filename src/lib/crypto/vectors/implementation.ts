@@ -21,6 +21,8 @@ import {
 } from '../signatures';
 import { initCrypto, sodium } from '../sodium';
 import { openConversationKey, type Wrap } from '../wrap';
+import { ParallelAttachmentDecryptor, ParallelAttachmentEncryptor } from '../pipeline/parallel-attachment';
+import type { ChunkWorkerPool } from '../pipeline/pool';
 
 /** Every byte string is b64u, as in the vector file, except file contents. */
 export interface KeyPairText {
@@ -186,5 +188,33 @@ export function coreImplementation(hmac: HmacSha256 = sodiumHmacSha256): Conform
 			run(() => {
 				verifyWebhookSignature({ secrets: [input.secret], header: input.header, body: input.body, now: input.now }, hmac);
 			})
+	};
+}
+
+/**
+ * The same implementation with attachments going through the parallel chunk pipeline (docs/crypto-worker.md,
+ * "Parallel chunks"), so the attachment vector groups check the path the inbox's worker uses.
+ */
+export function withAttachmentPipeline(implementation: ConformanceImplementation, pool: ChunkWorkerPool): ConformanceImplementation {
+	return {
+		...implementation,
+		async encryptAttachment(input) {
+			await initCrypto();
+			const encryptor = new ParallelAttachmentEncryptor(pool, {
+				attachmentId: input.attachmentId,
+				size: input.plaintext.length,
+				fileKey: bytes(input.fileKey, 'fileKey'),
+				nonceBase: bytes(input.nonceBase, 'nonceBase')
+			});
+			await encryptor.push(input.plaintext);
+			const result = await encryptor.finish();
+			return { ciphertext: result.ciphertext, digest: result.digest };
+		},
+		async decryptAttachment(input) {
+			await initCrypto();
+			const decryptor = new ParallelAttachmentDecryptor(pool, input.meta);
+			for (const piece of input.pieces) await decryptor.push(piece);
+			return decryptor.finish();
+		}
 	};
 }

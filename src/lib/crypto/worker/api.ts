@@ -17,6 +17,8 @@ import { KeyStore, type OpenedKey } from '../../keystore/keystore';
 import type { Draft } from '../../keystore/drafts';
 import { KEYSTORE_DATABASE, type KeyKind } from '../../keystore/schema';
 import { AttachmentDownloads } from './attachment-download';
+import { browserChunkWorkerPool, chunkWorkerCount as defaultChunkWorkerCount } from '../pipeline/browser-workers';
+import type { ChunkWorkerPool } from '../pipeline/pool';
 import { encryptFile } from './attachment-upload';
 import { decryptHistory, encryptReply } from './messages';
 import { indexableMessages, SearchKeeper } from './search';
@@ -54,10 +56,25 @@ function unlocked(key: HeldKey): UnlockedKey {
 	return { ...key.info, handle: key.handle };
 }
 
-export function createWorkerApi() {
+export interface WorkerApiOptions {
+	/** Starts `size` chunk workers for attachments (Web Workers unless given: Node tests pass threads). */
+	startChunkWorkers?: (size: number) => ChunkWorkerPool;
+}
+
+/** The most chunk workers a page may ask for. */
+export const MAX_CHUNK_WORKERS = 16;
+
+export function createWorkerApi(options: WorkerApiOptions = {}) {
 	const ready = initCrypto();
 	const session = new KeySession();
-	const downloads = new AttachmentDownloads();
+	let chunkWorkerPool: ChunkWorkerPool | undefined;
+	let chunkWorkerCount: number | undefined;
+	/** Started at the first attachment, then kept for the life of the worker. */
+	const chunkWorkers = () =>
+		(chunkWorkerPool ??= (options.startChunkWorkers ?? browserChunkWorkerPool)(
+			chunkWorkerCount ?? defaultChunkWorkerCount(navigator.hardwareConcurrency)
+		));
+	const downloads = new AttachmentDownloads(chunkWorkers);
 	let store = new KeyStore();
 	const search = new SearchKeeper(() => store.searchIndex);
 
@@ -246,9 +263,18 @@ export function createWorkerApi() {
 		decryptPrivateRecords: (conversationId: string, kind: PrivateRecordKind, records: Array<{ authorId: string; envelope: unknown }>) =>
 			run((): Array<Outcome<{ text: string }>> => decryptRecords(session, conversationId, kind, records)),
 
+		/** How many chunk workers attachments use, instead of one per core beside this worker; only before the first attachment. */
+		useChunkWorkers: (count: number) =>
+			run(() => {
+				if (!Number.isInteger(count) || count < 1 || count > MAX_CHUNK_WORKERS)
+					fail('INVALID_INPUT', `chunkWorkers must be an integer from 1 to ${MAX_CHUNK_WORKERS}`);
+				if (chunkWorkerPool) fail('INVALID_INPUT', 'the chunk workers are already running');
+				chunkWorkerCount = count;
+			}),
+
 		/** Encrypts a file for upload (contract 4.3 step 2); the ciphertext comes back transferred. */
 		encryptAttachment: (file: Blob, details: AttachmentDetails, onProgress?: ProgressCallback) =>
-			run((): Promise<EncryptedAttachment> => encryptFile(file, details, onProgress)),
+			run((): Promise<EncryptedAttachment> => encryptFile(chunkWorkers(), file, details, onProgress)),
 
 		/**
 		 * Streamed attachment decryption (contract 4.4 step 4, 6.5), driven by the client's
@@ -257,7 +283,7 @@ export function createWorkerApi() {
 		 */
 		beginAttachmentDecryption: (meta: unknown, ciphertextSize?: number) => run(() => downloads.begin(meta, ciphertextSize)),
 		pushAttachmentPiece: (id: string, piece: Uint8Array) => run(() => downloads.push(id, piece)),
-		finishAttachmentDecryption: (id: string) => run((): DecryptedAttachment => downloads.finish(id)),
+		finishAttachmentDecryption: (id: string) => run((): Promise<DecryptedAttachment> => downloads.finish(id)),
 		abortAttachmentDecryption: (id: string, reason?: string) => run(() => downloads.abort(id, reason)),
 
 		/** Signs the agent roster statement (contract 6.7) with the signing key behind `handle`. */

@@ -1,15 +1,20 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeChunkWorkerPool } from '../../../../tests/support/node-chunk-workers';
 import { attachmentCiphertextLength, decryptAttachment } from '../attachment';
 import { MAX_ATTACHMENT_SIZE } from '../attachment-meta';
 import { ContractError } from '../../errors';
 import { initCrypto } from '../sodium';
 import { attachmentPattern } from '../vectors/runner';
-import { encryptFile } from './attachment-upload';
+import { encryptFile as encryptFileWith } from './attachment-upload';
 import type { Progress } from './types';
+
+const pool = nodeChunkWorkerPool(2);
+const encryptFile = (...args: Parameters<typeof encryptFileWith> extends [unknown, ...infer Rest] ? Rest : never) => encryptFileWith(pool, ...args);
 
 beforeAll(async () => {
 	await initCrypto();
 });
+afterAll(() => pool.terminate());
 
 async function codeOfCall(operation: () => Promise<unknown>) {
 	try {

@@ -1,9 +1,12 @@
 /**
- * Attachment upload in the worker (contract 4.3, 6.5): a File or Blob read and encrypted chunk by
- * chunk, with progress, into a ciphertext handed to the page as a transferred ArrayBuffer.
+ * Attachment upload in the worker (contract 4.3, 6.5): a File or Blob read chunk by chunk, hashed
+ * here in order and encrypted by the chunk workers in parallel (docs/crypto-worker.md, "Parallel
+ * chunks"), with progress, into a ciphertext handed to the page as a transferred ArrayBuffer.
  */
 import { transfer } from 'comlink';
-import { AttachmentEncryptor, buildAttachmentMeta, type AttachmentEncryption } from '../attachment';
+import { buildAttachmentMeta, type AttachmentEncryption } from '../attachment';
+import { ParallelAttachmentEncryptor } from '../pipeline/parallel-attachment';
+import type { ChunkWorkerPool } from '../pipeline/pool';
 import { MAX_ATTACHMENT_SIZE } from '../attachment-meta';
 import { b64uEncode } from '../encoding';
 import { DIGEST_BYTES, KEY_BYTES, NONCE_BYTES } from '../rules';
@@ -52,14 +55,19 @@ function metaFields(file: Blob, details: AttachmentDetails) {
  * Encrypts a file for upload with a fresh file key and nonce base. The meta is validated first,
  * so a bad name or size fails before any work; the result's ciphertext is transferred, not copied.
  */
-export async function encryptFile(file: Blob, details: AttachmentDetails, onProgress?: ProgressCallback): Promise<EncryptedAttachment> {
+export async function encryptFile(
+	chunkWorkers: ChunkWorkerPool,
+	file: Blob,
+	details: AttachmentDetails,
+	onProgress?: ProgressCallback
+): Promise<EncryptedAttachment> {
 	if (!(file instanceof Blob)) fail('INVALID_INPUT', 'file must be a File or a Blob');
 	if (file.size > MAX_ATTACHMENT_SIZE)
 		fail('INVALID_INPUT', `an attachment is at most ${MAX_ATTACHMENT_SIZE} bytes, this file has ${file.size}`);
 	const fields = metaFields(file, details);
 	buildAttachmentMeta({ ...fields, encryption: placeholderEncryption() });
 
-	const encryptor = new AttachmentEncryptor({ attachmentId: fields.attachmentId, size: fields.size });
+	const encryptor = new ParallelAttachmentEncryptor(chunkWorkers, { attachmentId: fields.attachmentId, size: fields.size });
 	const progress = new ProgressReporter(fields.size, onProgress);
 	const reader = file.stream().getReader();
 	let encryption: AttachmentEncryption;
@@ -69,21 +77,14 @@ export async function encryptFile(file: Blob, details: AttachmentDetails, onProg
 			if (done) break;
 			// A Blob in memory may arrive as one piece; slices keep the progress moving.
 			for (let offset = 0; offset < value.length; offset += PROGRESS_SLICE) {
-				encryptor.push(value.subarray(offset, offset + PROGRESS_SLICE));
+				await encryptor.push(value.subarray(offset, offset + PROGRESS_SLICE));
 				progress.update(encryptor.bytesConsumed);
 			}
 		}
-		encryption = encryptor.finish();
+		encryption = await encryptor.finish();
 	} catch (error) {
 		reader.cancel().catch(() => undefined);
-		// finish() on an incomplete file frees the encryptor's WASM buffers (and throws: ignored).
-		if (!(error instanceof ContractError)) {
-			try {
-				encryptor.finish();
-			} catch {
-				// released
-			}
-		}
+		encryptor.abort('the file could not be read');
 		progress.release();
 		if (error instanceof ContractError) throw error;
 		return fail('INVALID_INPUT', `the file could not be read: ${(error as Error)?.message ?? String(error)}`);

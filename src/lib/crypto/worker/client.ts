@@ -49,6 +49,8 @@ function bodyOf(source: Response | ReadableStream<Uint8Array>): ReadableStream<U
 export interface CryptoWorkerOptions {
 	/** Keeps this account's keys in their own database (`inbox-keystore:<accountId>`). */
 	accountId?: string;
+	/** How many chunk workers attachments use (default: one per core beside the crypto worker, at most four). */
+	chunkWorkers?: number;
 }
 
 export class CryptoWorkerClient {
@@ -68,8 +70,11 @@ export class CryptoWorkerClient {
 			const detail = event instanceof ErrorEvent && event.message ? event.message : 'its script could not be loaded';
 			this.stop(new Error(`the crypto worker failed: ${detail}`));
 		});
-		// Every call waits for the account's store: a refused account id fails them all, never falls back.
-		this.selected = options.accountId === undefined ? Promise.resolve() : this.remote.selectAccount(options.accountId);
+		// Every call waits for the account's store and the chunk worker count: a refusal fails them all, never falls back.
+		this.selected = Promise.all([
+			options.accountId === undefined ? undefined : this.remote.selectAccount(options.accountId),
+			options.chunkWorkers === undefined ? undefined : this.remote.useChunkWorkers(options.chunkWorkers)
+		]).then(() => undefined);
 		this.selected.catch(() => undefined);
 	}
 

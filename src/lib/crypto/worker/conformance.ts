@@ -1,13 +1,15 @@
 /**
- * The conformance interface (contract 9.1) served by the worker: the core's implementation, with
- * byte results transferred to the page instead of copied, so the page runs the same vector runner
- * against the worker that Node runs against the core.
+ * The conformance interface (contract 9.1) served by the worker: the core's implementation, its
+ * attachments through the chunk workers as the inbox's worker does them, with byte results
+ * transferred to the page instead of copied, so the page runs the same vector runner against the
+ * worker that Node runs against the core.
  */
 import { transfer } from 'comlink';
-import { coreImplementation, type ConformanceImplementation } from '../vectors/implementation';
+import { browserChunkWorkerPool, chunkWorkerCount } from '../pipeline/browser-workers';
+import { coreImplementation, withAttachmentPipeline, type ConformanceImplementation } from '../vectors/implementation';
 
 export function workerConformance(): ConformanceImplementation {
-	const core = coreImplementation();
+	const core = withAttachmentPipeline(coreImplementation(), browserChunkWorkerPool(chunkWorkerCount(navigator.hardwareConcurrency)));
 	return {
 		...core,
 		async encryptAttachment(input) {

@@ -96,6 +96,12 @@ export function createHarness(client: CryptoWorkerClient, frames: () => number) 
 	}
 
 	let ciphertextInMemory: ArrayBuffer | undefined;
+	const scalingWorkers = new Map<number, CryptoWorkerClient>();
+	const workerWith = (chunkWorkers: number) => {
+		let worker = scalingWorkers.get(chunkWorkers);
+		if (!worker) scalingWorkers.set(chunkWorkers, (worker = createCryptoWorker({ chunkWorkers })));
+		return worker;
+	};
 
 	return {
 		client,
@@ -153,8 +159,11 @@ export function createHarness(client: CryptoWorkerClient, frames: () => number) 
 			ciphertextInMemory = await (await fetch(url)).arrayBuffer();
 			return ciphertextInMemory.byteLength;
 		},
-		/** Decrypts the in-memory ciphertext served as a byte stream, as a fetch body is (benchmark: the worker's throughput). */
-		async decryptFromMemory(meta: unknown) {
+		/**
+		 * Decrypts the in-memory ciphertext served as a byte stream, as a fetch body is (benchmark: the
+		 * worker's throughput), by this page's worker or by one of its own with `chunkWorkers` chunk workers.
+		 */
+		async decryptFromMemory(meta: unknown, chunkWorkers?: number) {
 			const bytes = new Uint8Array(ciphertextInMemory ?? new ArrayBuffer(0));
 			let offset = 0;
 			const stream = new ReadableStream({
@@ -172,9 +181,15 @@ export function createHarness(client: CryptoWorkerClient, frames: () => number) 
 					request.respond(length);
 				}
 			});
+			const worker = chunkWorkers === undefined ? client : workerWith(chunkWorkers);
 			const started = performance.now();
-			const { blob } = await client.decryptAttachmentStream(stream as ReadableStream<Uint8Array>, meta);
+			const { blob } = await worker.decryptAttachmentStream(stream as ReadableStream<Uint8Array>, meta);
 			return { size: blob.size, milliseconds: performance.now() - started };
+		},
+		/** Stops the workers `decryptFromMemory` started for other chunk worker counts. */
+		stopScalingWorkers() {
+			for (const worker of scalingWorkers.values()) worker.terminate();
+			scalingWorkers.clear();
 		},
 		/** Times `runs` batch decryptions of a history page, round trip included; checks every item decrypted. */
 		async timeHistory(conversationId: string, items: HistoryItem[], runs: number) {
