@@ -1,9 +1,10 @@
+import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { codeOfCall } from './test-support';
-import { b64uDecode, b64uEncode } from './encoding';
+import { b64uDecode, b64uEncode, utf8Encode } from './encoding';
 import { decryptMessage, encryptMessage, envelopeShapeProblem, messageAd, newClientMessageId, pad, paddedLength, unpad } from './message';
-import { initCrypto, sodium } from './sodium';
+import { initCrypto, rawSodium, sodium } from './sodium';
 
 beforeAll(() => initCrypto());
 
@@ -23,6 +24,28 @@ describe('padding (contract 6.5)', () => {
 				expect(padded[bytes.length]).toBe(0x80);
 				expect(unpad(padded)).toEqual(bytes);
 			})
+		);
+	});
+
+	it('unpads views at any alignment, and refuses a stray byte anywhere after the marker', () => {
+		fc.assert(
+			fc.property(
+				fc.uint8Array({ maxLength: 600, size: 'max' }),
+				fc.nat({ max: 7 }),
+				fc.nat(),
+				fc.integer({ min: 1, max: 255 }).filter((value) => value !== 0x80),
+				(bytes, offset, where, stray) => {
+					const padded = pad(bytes);
+					const view = new Uint8Array(offset + padded.length).subarray(offset);
+					view.set(padded);
+					expect(unpad(view)).toEqual(bytes);
+					const zeros = padded.length - bytes.length - 1;
+					if (zeros > 0) {
+						view[bytes.length + 1 + (where % zeros)] = stray;
+						expect(() => unpad(view)).toThrow('padding has no 0x80 marker');
+					}
+				}
+			)
 		);
 	});
 
@@ -77,6 +100,46 @@ describe('messages (contract 6.2, 6.5)', () => {
 		expect(decryptMessage(envelope, context)).toHaveLength(65_536);
 		const longer = b64uEncode(new Uint8Array(65_808 + 256));
 		expect(codeOfCall(() => decryptMessage({ ...envelope, ciphertext: longer }, context))).toBe('DECRYPT_FAILED');
+	});
+
+	it('decodes into the WASM heap: refuses values too long for it by length, and survives the heap growing', () => {
+		const envelope = encryptMessage({ ...context, text: 'before and after' });
+		expect(() => decryptMessage({ ...envelope, nonce: b64uEncode(new Uint8Array(25)) }, context)).toThrow('nonce must be 24 bytes, got 25');
+		const tooLong = b64uEncode(new Uint8Array(16 + 300 * 256));
+		expect(() => decryptMessage({ ...envelope, ciphertext: tooLong }, context)).toThrow('impossible ciphertext length 76816');
+		expect(() => decryptMessage({ ...envelope, ciphertext: tooLong + '=' }, context)).toThrow(
+			/^ciphertext is not base64url: character "="/
+		);
+		expect(decryptMessage(envelope, context)).toBe('before and after');
+		const lib = rawSodium();
+		const heapLength = lib.HEAPU8.length;
+		const grown = lib._malloc(heapLength * 2);
+		expect(lib.HEAPU8.length).toBeGreaterThan(heapLength);
+		lib._free(grown);
+		expect(decryptMessage(envelope, context)).toBe('before and after');
+	});
+
+	it('leaves neither the key nor the text in the WASM heap, whether it opens or refuses', () => {
+		// drawn and sealed outside libsodium, so that only decryptMessage ever writes them into its heap
+		const secretKey = crypto.getRandomValues(new Uint8Array(32));
+		const nonce = crypto.getRandomValues(new Uint8Array(24));
+		const text = `secret text ${b64uEncode(crypto.getRandomValues(new Uint8Array(18)))}`;
+		const ad = utf8Encode(messageAd(context));
+		const seal = (padded: Uint8Array) => ({
+			v: 1,
+			scheme: 'sc1',
+			keyVersion: context.keyVersion,
+			clientMessageId: context.clientMessageId,
+			nonce: b64uEncode(nonce),
+			ciphertext: b64uEncode(xchacha20poly1305(secretKey, nonce, ad).encrypt(padded))
+		});
+		const badPadding = pad(utf8Encode(text));
+		badPadding[badPadding.length - 1] = 1;
+		const inHeap = (bytes: Uint8Array) => Buffer.from(rawSodium().HEAPU8.buffer).includes(Buffer.from(bytes));
+		expect(decryptMessage(seal(pad(utf8Encode(text))), { ...context, conversationKey: secretKey })).toBe(text);
+		expect(codeOfCall(() => decryptMessage(seal(badPadding), { ...context, conversationKey: secretKey }))).toBe('BAD_PADDING');
+		expect(inHeap(utf8Encode(text))).toBe(false);
+		expect(inHeap(secretKey)).toBe(false);
 	});
 
 	it('is bound to its conversation, sender type and key', () => {

@@ -1,10 +1,11 @@
 /**
  * Message envelopes `sc1` (contract 2.5, 4.2, 6.2, 6.5): the AD string, ISO/IEC 7816-4 padding to
  * 256-byte blocks, encryption with XChaCha20-Poly1305 IETF, and decryption whose order of checks
- * decides the error code.
+ * decides the error code. Decryption decodes the nonce and the ciphertext straight into libsodium's
+ * heap, with the runtime's native base64 decoder once the strict checks of 1.1 have passed.
  */
 import { fail } from '../errors';
-import { b64uDecode, b64uEncode, utf8Decode, utf8Encode } from './encoding';
+import { b64uDecode, b64uDecodeInto, b64uEncode, utf8Decode, utf8Encode } from './encoding';
 import {
 	DOMAIN,
 	KEY_BYTES,
@@ -78,11 +79,24 @@ export function pad(bytes: Uint8Array): Uint8Array {
 /** Removes ISO/IEC 7816-4 padding of at most one block; anything else is `BAD_PADDING`. */
 export function unpad(padded: Uint8Array): Uint8Array {
 	if (padded.length === 0 || padded.length % PADDING_BLOCK !== 0) fail('BAD_PADDING', 'padded length is not a multiple of 256');
-	let marker = padded.length - 1;
-	while (marker >= 0 && padded[marker] === 0x00) marker--;
+	const marker = lastNonZeroIndex(padded);
 	if (marker < 0 || padded[marker] !== 0x80) fail('BAD_PADDING', 'padding has no 0x80 marker');
 	if (padded.length - marker > PADDING_BLOCK) fail('BAD_PADDING', 'padding is longer than 256 bytes');
 	return padded.subarray(0, marker);
+}
+
+/** The index of the last byte that is not 0x00, or −1; aligned zeros are skipped four bytes at a time. */
+function lastNonZeroIndex(bytes: Uint8Array): number {
+	let end = bytes.length;
+	if (bytes.byteOffset % 4 === 0 && end % 4 === 0) {
+		const words = new Uint32Array(bytes.buffer, bytes.byteOffset, end / 4);
+		let word = words.length;
+		while (word > 0 && words[word - 1] === 0) word--;
+		end = word * 4;
+	}
+	let index = end - 1;
+	while (index >= 0 && bytes[index] === 0x00) index--;
+	return index;
 }
 
 /** `srv_` + b64u of 16 random bytes (contract 4.2). */
@@ -145,10 +159,8 @@ export function decryptMessage(envelope: unknown, context: DecryptMessageContext
 		clientMessageId: candidate.clientMessageId as string,
 		keyVersion: candidate.keyVersion as number
 	});
-	// 3.–4. nonce, ciphertext length
-	const { nonce, ciphertext } = paddedEnvelopeParts(candidate, context.conversationKey, MAX_MESSAGE_CIPHERTEXT_BYTES);
-	// 5.–7. authentication, padding, strict UTF-8
-	return openMessage(ciphertext, ad, nonce, context.conversationKey);
+	// 3.–7. nonce, ciphertext length, authentication, padding, strict UTF-8
+	return openMessage(candidate, ad, context.conversationKey);
 }
 
 /**
@@ -162,23 +174,36 @@ export function paddedEnvelopeParts(
 	maxBytes: number
 ): { nonce: Uint8Array; ciphertext: Uint8Array } {
 	const nonce = b64uDecode(candidate.nonce, 'nonce');
-	if (nonce.length !== NONCE_BYTES) fail('INVALID_INPUT', `nonce must be ${NONCE_BYTES} bytes, got ${nonce.length}`);
+	requireNonceLength(nonce.length);
 	const ciphertext = b64uDecode(candidate.ciphertext, 'ciphertext');
-	if (ciphertext.length < MIN_CIPHERTEXT_BYTES || (ciphertext.length - TAG_BYTES) % PADDING_BLOCK !== 0 || ciphertext.length > maxBytes) {
-		fail('DECRYPT_FAILED', `impossible ciphertext length ${ciphertext.length}`);
-	}
+	requirePaddedCiphertextLength(ciphertext.length, maxBytes);
 	requireBytes(conversationKey, KEY_BYTES, 'conversation key');
 	return { nonce, ciphertext };
 }
 
-let workspace: HeapRegions<'key' | 'nonce' | 'ad' | 'ciphertext' | 'padded'> | undefined;
+function requireNonceLength(length: number): void {
+	if (length !== NONCE_BYTES) fail('INVALID_INPUT', `nonce must be ${NONCE_BYTES} bytes, got ${length}`);
+}
+
+function requirePaddedCiphertextLength(length: number, maxBytes: number): void {
+	if (length < MIN_CIPHERTEXT_BYTES || (length - TAG_BYTES) % PADDING_BLOCK !== 0 || length > maxBytes) {
+		fail('DECRYPT_FAILED', `impossible ciphertext length ${length}`);
+	}
+}
+
+type WorkspaceRegion = 'key' | 'nonce' | 'ad' | 'ciphertext' | 'padded';
+let workspace: HeapRegions<WorkspaceRegion> | undefined;
+/** Views of the workspace, taken afresh whenever the WASM heap has grown. */
+let views: ({ heap: Uint8Array } & Record<WorkspaceRegion, Uint8Array>) | undefined;
+const adEncoder = new TextEncoder();
 
 /**
- * Decrypts in buffers kept in libsodium's WASM heap for the life of the page: a history page of a
- * thousand envelopes then costs no allocation per message. The key and the plaintext are wiped from
+ * Steps 3 to 7 of contract 6.2 in buffers kept in libsodium's WASM heap for the life of the page: the
+ * nonce and the ciphertext are decoded straight into the heap, so a history page of a thousand
+ * envelopes costs no allocation per message but the text. The key and the plaintext are wiped from
  * the heap before returning.
  */
-function openMessage(ciphertext: Uint8Array, ad: string, nonce: Uint8Array, conversationKey: Uint8Array): string {
+function openMessage(candidate: Record<string, unknown>, ad: string, conversationKey: Uint8Array): string {
 	workspace ??= allocateHeapRegions({
 		key: KEY_BYTES,
 		nonce: NONCE_BYTES,
@@ -189,19 +214,32 @@ function openMessage(ciphertext: Uint8Array, ad: string, nonce: Uint8Array, conv
 	const at = workspace.at;
 	const lib = rawSodium();
 	const heap = lib.HEAPU8;
-	heap.set(conversationKey, at.key);
-	heap.set(nonce, at.nonce);
-	heap.set(ciphertext, at.ciphertext);
-	// The AD is ASCII: the domain, ids matching the id rule, a sender type and digits.
-	for (let i = 0; i < ad.length; i++) heap[at.ad + i] = ad.charCodeAt(i);
-	const paddedLength = ciphertext.length - TAG_BYTES;
+	if (views?.heap !== heap) {
+		views = {
+			heap,
+			key: heap.subarray(at.key, at.key + KEY_BYTES),
+			nonce: heap.subarray(at.nonce, at.nonce + NONCE_BYTES),
+			ad: heap.subarray(at.ad, at.ad + MAX_AD_BYTES),
+			ciphertext: heap.subarray(at.ciphertext, at.ciphertext + MAX_MESSAGE_CIPHERTEXT_BYTES),
+			padded: heap.subarray(at.padded, at.padded + MAX_MESSAGE_CIPHERTEXT_BYTES)
+		};
+	}
+	// 3.–4. A value too long for its region is not written, and then refused by its length.
+	requireNonceLength(b64uDecodeInto(candidate.nonce, views.nonce, 'nonce'));
+	const ciphertextLength = b64uDecodeInto(candidate.ciphertext, views.ciphertext, 'ciphertext');
+	requirePaddedCiphertextLength(ciphertextLength, MAX_MESSAGE_CIPHERTEXT_BYTES);
+	requireBytes(conversationKey, KEY_BYTES, 'conversation key');
+	// The AD is ASCII (the domain, ids matching the id rule, a sender type and digits): ad.length bytes.
+	adEncoder.encodeInto(ad, views.ad);
+	views.key.set(conversationKey);
+	const paddedLength = ciphertextLength - TAG_BYTES;
 	try {
 		const result = lib._crypto_aead_xchacha20poly1305_ietf_decrypt(
 			at.padded,
 			0,
 			0,
 			at.ciphertext,
-			ciphertext.length,
+			ciphertextLength,
 			0,
 			at.ad,
 			ad.length,
@@ -210,10 +248,10 @@ function openMessage(ciphertext: Uint8Array, ad: string, nonce: Uint8Array, conv
 			at.key
 		);
 		if (result !== 0) fail('DECRYPT_FAILED', 'the message does not authenticate');
-		return utf8Decode(unpad(heap.subarray(at.padded, at.padded + paddedLength)), 'message text');
+		return utf8Decode(unpad(views.padded.subarray(0, paddedLength)), 'message text');
 	} finally {
-		heap.fill(0, at.key, at.key + KEY_BYTES);
-		heap.fill(0, at.padded, at.padded + paddedLength);
+		views.key.fill(0);
+		views.padded.fill(0, 0, paddedLength);
 	}
 }
 
