@@ -139,7 +139,7 @@ export class IncrementalDigest {
 		this.lib._crypto_generichash_update(this.regions.at.state, pointer, length, 0);
 	}
 
-	/** Hashes bytes from outside the heap, through its scratch buffer. */
+	/** Hashes bytes from outside the heap, through its scratch buffer (wiped at release). */
 	update(bytes: Uint8Array): void {
 		const { scratch } = this.regions.at;
 		for (let offset = 0; offset < bytes.length; offset += CHUNK_SIZE) {
@@ -147,7 +147,6 @@ export class IncrementalDigest {
 			this.lib.HEAPU8.set(slice, scratch);
 			this.updateAt(scratch, slice.length);
 		}
-		this.lib.HEAPU8.fill(0, scratch, scratch + Math.min(bytes.length, CHUNK_SIZE));
 	}
 
 	final(): Uint8Array {

@@ -102,7 +102,7 @@ abstract class ChunkPipeline {
 		this.returned(index, buffer);
 	}
 
-	/** A chunk is finished with: its buffer is reused and the next waiting chunk may go. */
+	/** A chunk is finished with: its buffer is reused (every buffer is wiped at the end) and the next waiting chunk may go. */
 	protected release(buffer: ArrayBuffer): void {
 		this.inFlight--;
 		this.free.push(buffer);
@@ -226,7 +226,6 @@ export class ParallelAttachmentDecryptor extends ChunkPipeline {
 			const plain = new Uint8Array(next, 0, this.chunkLength(this.nextToHash) - TAG_BYTES);
 			this.digest.update(plain);
 			this.plaintext.set(plain, this.nextToHash * CHUNK_SIZE);
-			plain.fill(0);
 			this.nextToHash++;
 			this.release(next);
 		}

@@ -70,18 +70,23 @@ export class ChunkWorkerPool {
 			return;
 		}
 		slot.outstanding--;
-		this.sessions.get(message.session)?.chunkDone(message.index, message.ok, message.buffer);
+		const listener = this.sessions.get(message.session);
+		// A chunk of a session that ended (failed or aborted) may hold plaintext: wiped, then dropped.
+		if (listener) listener.chunkDone(message.index, message.ok, message.buffer);
+		else new Uint8Array(message.buffer).fill(0);
 	}
 
-	/** A worker died: it is dropped, and every session it held a key for fails. */
+	/** A worker died: it is dropped, and every session (it held all their keys) is closed in the others and fails. */
 	private lost(slot: Slot, reason: string): void {
 		const position = this.slots.indexOf(slot);
 		if (position < 0) return;
 		this.slots.splice(position, 1);
 		slot.port.terminate();
 		for (const waiter of slot.statusWaiters) waiter(0);
-		const listeners = [...this.sessions.values()];
-		for (const listener of listeners) listener.failed(`a chunk worker stopped: ${reason}`);
+		for (const [session, listener] of [...this.sessions]) {
+			this.close(session);
+			listener.failed(`a chunk worker stopped: ${reason}`);
+		}
 	}
 
 	/** Opens a session on every worker; the caller keeps (and wipes) its own copy of F. */
