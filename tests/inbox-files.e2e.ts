@@ -2,7 +2,8 @@
  * Files (contract 2.6, 4.4; docs/threat-model.md, "A customer"): both ways, encrypted and decrypted in the worker, with the simulated customer
  * checking the bytes; an image opens in a tab through the sandboxed viewer; and an HTML file, an SVG with
  * script and HTML disguised as an image cannot reach the app: a canary they would change stays unchanged;
- * a name with invisible or bidirectional characters shows as it is and saves under its type's extension.
+ * a name with invisible or bidirectional characters shows as it is and saves under its type's extension;
+ * the file key F of every file stays in the workers, never in the page's heap or storage.
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -89,7 +90,29 @@ test('files both ways: picked, dropped and received, with the customer checking 
 	expect(download.suggestedFilename()).toBe('report.bin');
 	expect((await readFile(await download.path())).equals(report)).toBe(true);
 	await screenshot(page, 'files');
+
+	// F of every file, sent or received, stayed in the workers: the page's heap and storage hold none.
+	const fileKeys = (await customer.messages()).flatMap((m) => (m.fileKey ? [m.fileKey] : []));
+	expect(fileKeys).toHaveLength(4);
+	const probe = randomBytes(32).toString('base64url');
+	await page.evaluate((value) => ((window as unknown as { heldByThePage: string }).heldByThePage = value), probe);
+	const pageStrings = await pageHeapText(page);
+	expect(pageStrings).toContain(probe);
+	for (const key of fileKeys) expect(pageStrings).not.toContain(key);
+	const storage = await page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }));
+	for (const key of fileKeys) expect(storage).not.toContain(key);
 });
+
+/** A heap snapshot of the page's main thread (not its workers), as text. */
+async function pageHeapText(page: Page): Promise<string> {
+	const session = await page.context().newCDPSession(page);
+	const chunks: string[] = [];
+	session.on('HeapProfiler.addHeapSnapshotChunk', (event) => chunks.push(event.chunk));
+	await session.send('HeapProfiler.enable');
+	await session.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+	await session.detach();
+	return chunks.join('');
+}
 
 test('files wait in a tray: captions, removal, and sent in the tray order whatever their size', async ({ page, inbox }) => {
 	const customer = await conversationWithCustomer(page, inbox, 'tray');

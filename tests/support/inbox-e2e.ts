@@ -144,7 +144,9 @@ export class SimCustomer {
 	}
 
 	/** The conversation as the phone shows it, decrypted by the simulated app. */
-	messages(): Promise<{ messageId: string; senderType: string; contentType: string; text?: string; meta?: any; error?: string }[]> {
+	messages(): Promise<
+		{ messageId: string; senderType: string; contentType: string; text?: string; meta?: any; fileKey?: string; error?: string }[]
+	> {
 		return simCall(this.simUrl, 'GET', `/_sim/customers/${this.customerId}/messages`);
 	}
 

@@ -5,7 +5,8 @@
  * body streamed into the worker, which releases a Blob only after the length and digest checks.
  */
 import { attachmentCiphertextLength } from '../crypto/attachment';
-import { MAX_ATTACHMENT_SIZE, MAX_NAME_UTF16, type AttachmentMeta } from '../crypto/attachment-meta';
+import { MAX_ATTACHMENT_SIZE, MAX_NAME_UTF16 } from '../crypto/attachment-meta';
+import type { AttachmentInfo } from '../crypto/worker/types';
 import { ContractError } from '../errors';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
 import { v1, type UploadRecord } from '../wire/v1';
@@ -88,7 +89,7 @@ export function putCiphertext(
 export interface UploadedAttachment {
 	attachmentId: string;
 	/** The validated meta to send as the encrypted text of the attachment message. */
-	meta: AttachmentMeta;
+	meta: AttachmentInfo;
 }
 
 /**
@@ -132,7 +133,7 @@ export async function uploadAttachment(
 export async function downloadAttachment(
 	crypto: CryptoWorkerClient,
 	conversationId: string,
-	meta: AttachmentMeta,
+	meta: AttachmentInfo,
 	onProgress?: (progress: TransferProgress) => void
 ): Promise<Blob> {
 	const record = await v1Call(v1.getAttachmentDownload(conversationId, meta.attachmentId));

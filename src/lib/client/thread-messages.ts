@@ -3,7 +3,7 @@
  * with their decrypted text or attachment meta, or the code of the failure in place; local sends with
  * their state. Pure functions: which items to decrypt, and merging pages without duplicates.
  */
-import type { AttachmentMeta } from '../crypto/attachment-meta';
+import type { AttachmentInfo } from '../crypto/worker/types';
 import type { ContractCode } from '../errors';
 import type { DecryptedItem, HistoryItem as WorkerHistoryItem } from '../crypto/worker/types';
 import type { HistoryItem } from '../wire/v1-records';
@@ -26,7 +26,7 @@ export interface ThreadMessage {
 	state: DeliveryState;
 	text?: string;
 	/** The decrypted, validated meta of an attachment message. */
-	attachment?: AttachmentMeta;
+	attachment?: AttachmentInfo;
 	/** The clear reference of the service (`attachment` of the history item, size in ciphertext bytes). */
 	attachmentRef?: { attachmentId: string; size: number } | null;
 	/** The code and its explanation when this message cannot be shown. */

@@ -7,7 +7,7 @@
  * returns or on a growing timer; one attempt at a time per send, so the service acts once.
  */
 import pMap from 'p-map';
-import type { AttachmentMeta } from '../crypto/attachment-meta';
+import type { AttachmentInfo } from '../crypto/worker/types';
 import { utf8Length } from '../crypto/encoding';
 import { ContractError } from '../errors';
 import { MAX_MESSAGE_TEXT_BYTES } from '../crypto/message';
@@ -251,7 +251,7 @@ export class ThreadSender {
 				createdAt: nowIso(),
 				state: 'sending',
 				localFile: file,
-				attachment: { name: file.name, mime: file.type, size: file.size, ...(caption ? { caption } : {}) } as AttachmentMeta,
+				attachment: { name: file.name, mime: file.type, size: file.size, ...(caption ? { caption } : {}) } as AttachmentInfo,
 				progress: { phase: 'preparing', done: 0, total: file.size }
 			}
 		]);
@@ -277,7 +277,7 @@ export class ThreadSender {
 			}));
 			return null;
 		}
-		const encryption = await this.thread.crypto.encryptReply(this.thread.conversationId, JSON.stringify(uploaded.meta), keyVersion);
+		const encryption = await this.thread.crypto.encryptAttachmentMessage(this.thread.conversationId, uploaded.meta.ref, keyVersion);
 		const entry: PendingSend = {
 			localId,
 			conversationId: this.thread.conversationId,

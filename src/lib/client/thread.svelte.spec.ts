@@ -72,6 +72,7 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 			openConversationKey: worker.openConversationKey,
 			decryptHistory: worker.decryptHistory,
 			encryptReply: worker.encryptReply,
+			encryptAttachmentMessage: worker.encryptAttachmentMessage,
 			encryptAttachment: (file, details, options) => worker.encryptAttachment(file, details, options?.onProgress),
 			encryptPrivateRecord: worker.encryptPrivateRecord,
 			decryptPrivateRecords: worker.decryptPrivateRecords

@@ -32,7 +32,13 @@ const VIEWING_INTERVAL_MS = 10_000;
 /** The worker calls a thread makes (the page's CryptoWorkerClient). */
 export type ThreadCrypto = Pick<
 	CryptoWorkerClient,
-	'openConversationKey' | 'decryptHistory' | 'encryptReply' | 'encryptAttachment' | 'encryptPrivateRecord' | 'decryptPrivateRecords'
+	| 'openConversationKey'
+	| 'decryptHistory'
+	| 'encryptReply'
+	| 'encryptAttachment'
+	| 'encryptAttachmentMessage'
+	| 'encryptPrivateRecord'
+	| 'decryptPrivateRecords'
 >;
 
 /** The customer's profile as the thread shows it; `problem` is the code when it could not be decrypted. */

@@ -173,6 +173,8 @@ export interface CustomerMessageView {
 	createdAt: string;
 	text?: string;
 	meta?: ReturnType<typeof visibleMeta>;
+	/** F of an attachment (b64u), which the phone holds; tests look for it where it must never be. */
+	fileKey?: string;
 	error?: string;
 	/** For the customer's own messages: the company marked it read. */
 	readByCompany?: boolean;
@@ -211,8 +213,11 @@ export function listMessages(ctx: SimContext, customer: Customer): CustomerMessa
 			if (message.senderType === 'user') view.readByCompany = message.seq <= readUpTo;
 			if (key === null) return { ...view, error: keyError as string };
 			try {
-				if (message.contentType === 'attachment') view.meta = visibleMeta(decryptedMeta(conversation, key, message));
-				else
+				if (message.contentType === 'attachment') {
+					const meta = decryptedMeta(conversation, key, message);
+					view.meta = visibleMeta(meta);
+					view.fileKey = meta.key;
+				} else
 					view.text = decryptMessage(message.encryption, {
 						conversationKey: key,
 						conversationId: conversation.conversationId,

@@ -3,6 +3,7 @@
  * half of the contract (6.1 wraps, 6.2/6.5 messages and attachments, 6.6/6.7 signatures). Secrets
  * stay here; the page gets handles, public values, texts, envelopes and transferred bytes.
  */
+import { transfer } from 'comlink';
 import { b64uDecode } from '../encoding';
 import { checkEd25519SecretKey, fingerprintB64u, fingerprintDisplay, parseKeyFile } from '../keys';
 import { rosterStatement, verifyRoster } from '../roster';
@@ -17,6 +18,7 @@ import { KeyStore, type OpenedKey } from '../../keystore/keystore';
 import type { Draft } from '../../keystore/drafts';
 import { KEYSTORE_DATABASE, type KeyKind } from '../../keystore/schema';
 import { AttachmentDownloads } from './attachment-download';
+import { AttachmentRefs, metaOf } from './attachment-refs';
 import { browserChunkWorkerPool, chunkWorkerCount as defaultChunkWorkerCount } from '../pipeline/browser-workers';
 import type { ChunkWorkerPool } from '../pipeline/pool';
 import { encryptFile } from './attachment-upload';
@@ -75,6 +77,7 @@ export function createWorkerApi(options: WorkerApiOptions = {}) {
 			chunkWorkerCount ?? defaultChunkWorkerCount(navigator.hardwareConcurrency)
 		));
 	const downloads = new AttachmentDownloads(chunkWorkers);
+	const attachmentRefs = new AttachmentRefs();
 	let store = new KeyStore();
 	const search = new SearchKeeper(() => store.searchIndex);
 
@@ -98,6 +101,7 @@ export function createWorkerApi(options: WorkerApiOptions = {}) {
 				const name = accountId === null ? KEYSTORE_DATABASE : `${KEYSTORE_DATABASE}:${requireId(accountId, 'accountId')}`;
 				session.lock();
 				downloads.abortAll();
+				attachmentRefs.forget();
 				await search.lock();
 				await store.close();
 				store = new KeyStore(name);
@@ -142,6 +146,7 @@ export function createWorkerApi(options: WorkerApiOptions = {}) {
 			run(async () => {
 				session.lock();
 				downloads.abortAll();
+				attachmentRefs.forget();
 				await search.lock();
 			}),
 
@@ -210,7 +215,7 @@ export function createWorkerApi(options: WorkerApiOptions = {}) {
 		/** Decrypts a page of history in one round trip; each item gives its text or its own error code. */
 		decryptHistory: (conversationId: string, items: HistoryItem[]) =>
 			run((): DecryptedItem[] => {
-				const results = decryptHistory(session, conversationId, items);
+				const results = decryptHistory(session, attachmentRefs, conversationId, items);
 				void search.add(indexableMessages(conversationId, items, results)).catch(() => undefined);
 				return results;
 			}),
@@ -274,14 +279,22 @@ export function createWorkerApi(options: WorkerApiOptions = {}) {
 
 		/** Encrypts a file for upload (contract 4.3 step 2); the ciphertext comes back transferred. */
 		encryptAttachment: (file: Blob, details: AttachmentDetails, onProgress?: ProgressCallback) =>
-			run((): Promise<EncryptedAttachment> => encryptFile(chunkWorkers(), file, details, onProgress)),
+			run(async (): Promise<EncryptedAttachment> => {
+				const { ciphertext, meta } = await encryptFile(chunkWorkers(), file, details, onProgress);
+				return transfer({ ciphertext, meta: attachmentRefs.seal(meta) }, [ciphertext]);
+			}),
+
+		/** The attachment message (contract 4.3 step 4): the meta behind `ref`, F included, encrypted as a reply. */
+		encryptAttachmentMessage: (conversationId: string, ref: string, keyVersion: number) =>
+			run((): Envelope => encryptReply(session, conversationId, JSON.stringify(attachmentRefs.open(ref)), keyVersion)),
 
 		/**
 		 * Streamed attachment decryption (contract 4.4 step 4, 6.5), driven by the client's
 		 * `decryptAttachmentStream`: begin with the meta, push the download's pieces in order as
 		 * transferred buffers (each comes back for reuse), then finish to get the checked Blob.
 		 */
-		beginAttachmentDecryption: (meta: unknown, ciphertextSize?: number) => run(() => downloads.begin(meta, ciphertextSize)),
+		beginAttachmentDecryption: (meta: unknown, ciphertextSize?: number) =>
+			run(() => downloads.begin(metaOf(attachmentRefs, meta), ciphertextSize)),
 		pushAttachmentPiece: (id: string, piece: Uint8Array) => run(() => downloads.push(id, piece)),
 		finishAttachmentDecryption: (id: string) => run((): Promise<DecryptedAttachment> => downloads.finish(id)),
 		abortAttachmentDecryption: (id: string, reason?: string) => run(() => downloads.abort(id, reason)),

@@ -9,7 +9,8 @@ import { encryptFile as encryptFileWith } from './attachment-upload';
 import type { Progress } from './types';
 
 const pool = nodeChunkWorkerPool(2);
-const encryptFile = (...args: Parameters<typeof encryptFileWith> extends [unknown, ...infer Rest] ? Rest : never) => encryptFileWith(pool, ...args);
+const encryptFile = (...args: Parameters<typeof encryptFileWith> extends [unknown, ...infer Rest] ? Rest : never) =>
+	encryptFileWith(pool, ...args);
 
 beforeAll(async () => {
 	await initCrypto();

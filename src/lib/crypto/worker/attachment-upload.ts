@@ -1,18 +1,17 @@
 /**
  * Attachment upload in the worker (contract 4.3, 6.5): a File or Blob read chunk by chunk, hashed
  * here in order and encrypted by the chunk workers in parallel (docs/crypto-worker.md, "Parallel
- * chunks"), with progress, into a ciphertext handed to the page as a transferred ArrayBuffer.
+ * chunks"), with progress, into a ciphertext for the PUT and the validated meta.
  */
-import { transfer } from 'comlink';
 import { buildAttachmentMeta, type AttachmentEncryption } from '../attachment';
 import { ParallelAttachmentEncryptor } from '../pipeline/parallel-attachment';
 import type { ChunkWorkerPool } from '../pipeline/pool';
-import { MAX_ATTACHMENT_SIZE } from '../attachment-meta';
+import { MAX_ATTACHMENT_SIZE, type AttachmentMeta } from '../attachment-meta';
 import { b64uEncode } from '../encoding';
 import { DIGEST_BYTES, KEY_BYTES, NONCE_BYTES } from '../rules';
 import { ContractError, fail } from '../../errors';
 import { ProgressReporter } from './progress';
-import type { AttachmentDetails, EncryptedAttachment, ProgressCallback } from './types';
+import type { AttachmentDetails, ProgressCallback } from './types';
 
 const FALLBACK_MIME = 'application/octet-stream';
 const PROGRESS_SLICE = 256 * 1024;
@@ -53,14 +52,14 @@ function metaFields(file: Blob, details: AttachmentDetails) {
 
 /**
  * Encrypts a file for upload with a fresh file key and nonce base. The meta is validated first,
- * so a bad name or size fails before any work; the result's ciphertext is transferred, not copied.
+ * so a bad name or size fails before any work.
  */
 export async function encryptFile(
 	chunkWorkers: ChunkWorkerPool,
 	file: Blob,
 	details: AttachmentDetails,
 	onProgress?: ProgressCallback
-): Promise<EncryptedAttachment> {
+): Promise<{ ciphertext: ArrayBuffer; meta: AttachmentMeta }> {
 	if (!(file instanceof Blob)) fail('INVALID_INPUT', 'file must be a File or a Blob');
 	if (file.size > MAX_ATTACHMENT_SIZE)
 		fail('INVALID_INPUT', `an attachment is at most ${MAX_ATTACHMENT_SIZE} bytes, this file has ${file.size}`);
@@ -92,6 +91,5 @@ export async function encryptFile(
 	await progress.finish();
 	const meta = buildAttachmentMeta({ ...fields, encryption });
 	encryption.fileKey.fill(0);
-	const ciphertext = encryption.ciphertext.buffer as ArrayBuffer;
-	return transfer({ ciphertext, meta }, [ciphertext]);
+	return { ciphertext: encryption.ciphertext.buffer as ArrayBuffer, meta };
 }

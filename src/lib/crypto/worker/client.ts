@@ -231,6 +231,11 @@ export class CryptoWorkerClient {
 		return this.call(() => this.remote.encryptAttachment(file, details, onProgress));
 	}
 
+	/** The attachment message of an uploaded file (contract 4.3 step 4): its meta, F included, encrypted in the worker. */
+	encryptAttachmentMessage(conversationId: string, ref: string, keyVersion: number): Promise<Envelope> {
+		return this.call(() => this.remote.encryptAttachmentMessage(conversationId, ref, keyVersion));
+	}
+
 	/**
 	 * Decrypts a download as it arrives: pass the `fetch` Response (or its body). The page only reads
 	 * it; its bytes move to the worker as transferred buffers. Resolves with a Blob only when the

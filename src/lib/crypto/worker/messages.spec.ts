@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAttachmentMeta, encryptAttachment } from '../attachment';
 import { decryptMessage, encryptMessage } from '../message';
 import { initCrypto } from '../sodium';
+import { AttachmentRefs } from './attachment-refs';
 import { decryptHistory, encryptReply, MAX_HISTORY_BATCH } from './messages';
 import type { KeySession } from './session';
 import { sessionWithOpenKey } from './test-session';
@@ -10,6 +11,7 @@ import { codeOfCall } from '../test-support';
 const conversationId = 'conv_messagesSpec1';
 const conversationKey = new Uint8Array(32).fill(4);
 let session: KeySession;
+const refs = new AttachmentRefs();
 
 beforeAll(async () => {
 	await initCrypto();
@@ -29,7 +31,7 @@ describe('history batches', () => {
 			size: 1,
 			encryption: encryptAttachment(new Uint8Array([65]), { attachmentId })
 		});
-		const results = decryptHistory(session, conversationId, [
+		const results = decryptHistory(session, refs, conversationId, [
 			{ encryption: envelope('user', 'first'), senderType: 'user' },
 			{ encryption: envelope('company', 'second'), senderType: 'user' },
 			{ encryption: { ...envelope('user', 'third'), scheme: 'sc2' }, senderType: 'user' },
@@ -39,23 +41,29 @@ describe('history batches', () => {
 			null as never,
 			{ encryption: envelope('user', 'a sticker'), senderType: 'user', contentType: 'sticker' }
 		]);
+		const { key: _key, nonce: _nonce, digest: _digest, ...publicFields } = meta;
 		expect(results).toEqual([
 			{ ok: true, text: 'first' },
 			{ ok: false, code: 'DECRYPT_FAILED', message: 'the message does not authenticate' },
 			{ ok: false, code: 'UNSUPPORTED_VERSION', message: expect.any(String) },
-			{ ok: true, text: JSON.stringify(meta), attachment: meta },
+			{ ok: true, text: '', attachment: { ...publicFields, ref: expect.any(String) } },
 			{ ok: false, code: 'INVALID_INPUT', message: 'attachment meta is not JSON' },
 			{ ok: false, code: 'INVALID_INPUT', message: expect.stringMatching(/attachmentId/) },
 			{ ok: false, code: 'UNSUPPORTED_VERSION', message: expect.any(String) },
 			{ ok: true, text: 'a sticker' }
 		]);
+		// F, the nonce base and the digest stay in the worker, behind the reference.
+		expect(JSON.stringify(results)).not.toContain(meta.key);
+		expect(refs.open((results[3] as { attachment: { ref: string } }).attachment.ref)).toEqual(meta);
 	});
 
 	it('refuses a bad conversation id, a non-list and an oversized batch as a whole', () => {
-		expect(codeOfCall(() => decryptHistory(session, 'conv 1', []))).toBe('INVALID_INPUT');
-		expect(codeOfCall(() => decryptHistory(session, conversationId, {} as never))).toBe('INVALID_INPUT');
-		expect(codeOfCall(() => decryptHistory(session, conversationId, new Array(MAX_HISTORY_BATCH + 1).fill(null)))).toBe('INVALID_INPUT');
-		expect(codeOfCall(() => decryptHistory(session, 'conv_other', []))).toBe('CONVERSATION_KEY_NOT_OPEN');
+		expect(codeOfCall(() => decryptHistory(session, refs, 'conv 1', []))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => decryptHistory(session, refs, conversationId, {} as never))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => decryptHistory(session, refs, conversationId, new Array(MAX_HISTORY_BATCH + 1).fill(null)))).toBe(
+			'INVALID_INPUT'
+		);
+		expect(codeOfCall(() => decryptHistory(session, refs, 'conv_other', []))).toBe('CONVERSATION_KEY_NOT_OPEN');
 	});
 });
 
@@ -75,14 +83,14 @@ describe('replies', () => {
 	});
 
 	it('takes a full batch, a missing item as a failed one, and names what it refuses', () => {
-		const full = decryptHistory(session, conversationId, new Array(MAX_HISTORY_BATCH).fill(null));
+		const full = decryptHistory(session, refs, conversationId, new Array(MAX_HISTORY_BATCH).fill(null));
 		expect(full).toHaveLength(MAX_HISTORY_BATCH);
 		expect(full[0]).toMatchObject({ ok: false, code: 'UNSUPPORTED_VERSION' });
-		expect(() => decryptHistory(session, conversationId, new Array(MAX_HISTORY_BATCH + 1).fill(null))).toThrow(
+		expect(() => decryptHistory(session, refs, conversationId, new Array(MAX_HISTORY_BATCH + 1).fill(null))).toThrow(
 			`at most ${MAX_HISTORY_BATCH} items per call, got ${MAX_HISTORY_BATCH + 1}`
 		);
-		expect(() => decryptHistory(session, conversationId, 'items' as never)).toThrow('items must be a list');
-		expect(() => decryptHistory(session, 'conv 1', [])).toThrow(/^conversationId /);
+		expect(() => decryptHistory(session, refs, conversationId, 'items' as never)).toThrow('items must be a list');
+		expect(() => decryptHistory(session, refs, 'conv 1', [])).toThrow(/^conversationId /);
 		expect(() => encryptReply(session, 'conv 1', 'hi', 2)).toThrow(/^conversationId /);
 		expect(() => encryptReply(session, conversationId, 'hello', 1)).toThrow(`the open key of ${conversationId} has keyVersion 2, not 1`);
 	});

@@ -53,8 +53,15 @@ export interface HistoryItem {
 	createdAt?: string;
 }
 
-/** The text, and for attachments the validated meta; or the error code of that one message. */
-export type DecryptedItem = Outcome<{ text: string; attachment?: AttachmentMeta }>;
+/**
+ * What the page holds of an attachment: the meta's public fields, and `ref`, the whole meta sealed
+ * under a key only the worker has (F, the nonce base and the digest never reach the page). Pass it
+ * back to download the file or to encrypt the attachment message.
+ */
+export type AttachmentInfo = Omit<AttachmentMeta, 'key' | 'nonce' | 'digest'> & { ref: string };
+
+/** The text (empty for an attachment), and for attachments the validated meta as `AttachmentInfo`; or the error code of that one message. */
+export type DecryptedItem = Outcome<{ text: string; attachment?: AttachmentInfo }>;
 
 export interface Progress {
 	/** Bytes processed so far. */
@@ -79,8 +86,8 @@ export interface AttachmentDetails {
 export interface EncryptedAttachment {
 	/** Exactly `attachmentCiphertextLength(meta.size)` bytes, transferred, for the PUT to `uploadUrl`. */
 	ciphertext: ArrayBuffer;
-	/** Validated meta, to be sent as the encrypted text of the attachment message (contract 4.3). */
-	meta: AttachmentMeta;
+	/** The validated meta, as the page holds it; `encryptAttachmentMessage` makes the attachment message of it (contract 4.3). */
+	meta: AttachmentInfo;
 }
 
 export interface DecryptedAttachment {
