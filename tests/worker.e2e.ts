@@ -21,6 +21,7 @@ import {
 	type Envelope
 } from '../src/lib/crypto/index';
 import { attachmentPattern, conformanceCases, type ConformanceReport } from '../src/lib/crypto/vectors/runner';
+import type { AttachmentInfo } from '../src/lib/crypto/worker/types';
 import { listenAsTestStorage } from './support/global-setup';
 import { call, failureCode, openHarness, succeed } from './support/harness';
 
@@ -109,7 +110,7 @@ test.describe('the worker API in Chromium', () => {
 				attachment: { attachmentId: 'att_other000003' }
 			}
 		];
-		const results = await succeed<Array<{ ok: boolean; text?: string; code?: string; attachment?: AttachmentMeta }>>(
+		const results = await succeed<Array<{ ok: boolean; text?: string; code?: string; attachment?: AttachmentInfo }>>(
 			page,
 			'decryptHistory',
 			conversationId,
@@ -121,10 +122,12 @@ test.describe('the worker API in Chromium', () => {
 			'DECRYPT_FAILED',
 			'UNSUPPORTED_VERSION',
 			'DECRYPT_FAILED',
-			expect.stringMatching(/^\{"v":1,"kind":"attachment"/),
+			'',
 			'KEY_MISMATCH'
 		]);
-		expect(results[5].attachment).toMatchObject({ attachmentId: 'att_photo000001', name: 'photo.jpg', size: 3 });
+		// The page gets the public fields and a sealed reference: F, the nonce base and the digest stay in the worker.
+		expect(results[5].attachment).toMatchObject({ attachmentId: 'att_photo000001', name: 'photo.jpg', size: 3, ref: expect.any(String) });
+		expect(Object.keys(results[5].attachment!).filter((field) => ['key', 'nonce', 'digest'].includes(field))).toEqual([]);
 	});
 
 	test('a reply is encrypted as the company with a fresh nonce and a srv_ id, and the keyVersion must match', async ({ page }) => {
@@ -186,6 +189,7 @@ test.describe('the worker API in Chromium', () => {
 	});
 
 	test('a File is encrypted for upload in the worker with progress; the ciphertext comes back as an ArrayBuffer', async ({ page }) => {
+		const { conversationId, conversationKey } = await agentWithConversation(page);
 		// Over three progress steps (256 KiB each): reports come as the bytes are consumed, however the File is streamed.
 		const plaintext = attachmentPattern(1_000_000);
 		const encrypted = await page.evaluate(
@@ -204,7 +208,13 @@ test.describe('the worker API in Chromium', () => {
 			mime: 'application/pdf',
 			size: 1_000_000
 		});
-		expect(decryptAttachment(ciphertext, encrypted.meta)).toEqual(plaintext);
+		expect(Object.keys(encrypted.meta).filter((field) => ['key', 'nonce', 'digest'].includes(field))).toEqual([]);
+		// The worker makes the attachment message of the reference; the receiver decrypts the file with the meta in it.
+		const message = await succeed<Envelope>(page, 'encryptAttachmentMessage', conversationId, encrypted.meta.ref, 1);
+		const meta = JSON.parse(decryptMessage(message, { conversationKey, conversationId, senderType: 'company' }));
+		const { ref: _ref, ...visible } = encrypted.meta;
+		expect(meta).toMatchObject({ ...visible, key: expect.any(String), nonce: expect.any(String), digest: expect.any(String) });
+		expect(decryptAttachment(ciphertext, meta)).toEqual(plaintext);
 		const done = encrypted.progress.map((p) => p.done);
 		expect(done.length).toBeGreaterThan(1);
 		expect(done).toEqual([...done].sort((a, b) => a - b));
