@@ -5,12 +5,12 @@ import { useDatabases } from '$test-support/databases';
 import { startSimCompany } from '$test-support/sim-company';
 import type { CompanyCredentials } from '../../../cli/stack/stack';
 import type { RunningSimulator } from '../../../sim/server';
-import { b64uEncode, generateEd25519KeyPair, generateX25519KeyPair, initCrypto } from '../../crypto/index';
+import { b64uEncode, ContractError, generateEd25519KeyPair, generateX25519KeyPair, initCrypto } from '../../crypto/index';
 import { v1 } from '../../wire/v1';
 import { createAccount, type Account } from '../db/accounts';
 import { listAuditEntries } from '../db/audit';
 import type { Database } from '../db/database';
-import { listGrantJobs } from '../db/grant-jobs';
+import { finishGrantJob, listGrantJobs } from '../db/grant-jobs';
 import { listRosters } from '../db/rosters';
 import type { Inbox } from '../inbox';
 import type { Logger } from '../log';
@@ -217,5 +217,36 @@ describe('rosters checked against signing.pub and the service (contract 2.9, 6.7
 		// read again: nothing new is kept or granted
 		await readRosters(inbox);
 		expect((await listGrantJobs(db)).length).toBe(2);
+	});
+
+	it('grants only the agents a roster adds once the earlier jobs are done, and wakes the grants only for a job', async () => {
+		const finishAll = async () => {
+			for (const job of await listGrantJobs(db))
+				if (job.state === 'running') await finishGrantJob(db, job.jobId, null, { state: 'done', lastError: null }, new Date());
+		};
+		await finishAll();
+		const kept = (await readRosters(inbox)).latest!;
+		const added = rosterAgent();
+		const wakes = grantWakes;
+		const accepted = await acceptRoster(inbox, admin, signedRoster(company.companyId, 3, [...kept.agents, added], signingKey));
+		expect(accepted.grantJob?.agentKeyIds).toEqual([added.agentKeyId]);
+		expect(grantWakes).toBe(wakes + 1);
+		expect((await served()).rosterVersion).toBe(3);
+
+		await finishAll();
+		const fewer = await acceptRoster(inbox, admin, signedRoster(company.companyId, 4, kept.agents, signingKey));
+		expect(fewer.grantJob).toBeNull();
+		expect(grantWakes).toBe(wakes + 1);
+		expect((await served()).rosterVersion).toBe(4);
+	});
+
+	it('a service that cannot answer is not taken for one without a roster: the overview shows the stored ones', async () => {
+		const unavailable = new ContractError('UPSTREAM_UNAVAILABLE', 'the service answered 503');
+		const cut = { ...inbox, upstream: { call: () => Promise.reject(unavailable) } } as unknown as Inbox;
+		await expect(readRosters(cut)).rejects.toBe(unavailable);
+		expect(warnings).not.toContain('the service roster could not be read; showing the stored ones');
+		const overview = await rosterOverview(cut);
+		expect([overview.latest?.rosterVersion, overview.next.rosterVersion]).toEqual([4, 5]);
+		expect(warnings).toContain('the service roster could not be read; showing the stored ones');
 	});
 });

@@ -7,6 +7,7 @@ import type { CompanyCredentials } from '../../../cli/stack/stack';
 import type { RunningSimulator } from '../../../sim/server';
 import { ContractError } from '../../errors';
 import { encryptMessage, initCrypto } from '../../crypto/index';
+import { generateX25519KeyPair } from '../../crypto/keys';
 import { v1 } from '../../wire/v1';
 import type { Session } from '../auth/sessions';
 import { createAccount } from '../db/accounts';
@@ -27,6 +28,8 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 	let db: Database;
 	let inbox: Inbox;
 	let session: Session;
+	let other: Session;
+	let admin: Session;
 
 	beforeAll(async () => {
 		await initCrypto();
@@ -41,18 +44,28 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 			db,
 			sleep: async () => {}
 		});
-		inbox = { db, upstream, log: quiet, now: Date.now } as unknown as Inbox;
-		const account = await createAccount(db, { username: 'ada', displayName: 'Ada', role: 'agent', passwordHash: 'h' }, new Date());
-		session = { account, expiresAt: new Date(Date.now() + 3600_000), tokenHash: 'hash' };
+		const companyKey = generateX25519KeyPair();
+		inbox = { db, upstream, log: quiet, now: Date.now, companyKeys: async () => ({ current: companyKey }) } as unknown as Inbox;
+		const signIn = async (username: string, role: 'agent' | 'admin') => {
+			const account = await createAccount(db, { username, displayName: username, role, passwordHash: 'h' }, new Date());
+			return { account, expiresAt: new Date(Date.now() + 3600_000), tokenHash: `hash-${username}` };
+		};
+		session = await signIn('ada', 'agent');
+		other = await signIn('bob', 'agent');
+		admin = await signIn('grace', 'admin');
 	}, 60_000);
 	afterAll(async () => {
 		await front?.close();
 		await sim?.close();
 	});
 
-	function call(method: string, rest: string, init: { body?: string; headers?: Record<string, string>; search?: string } = {}) {
+	function call(
+		method: string,
+		rest: string,
+		init: { body?: string; headers?: Record<string, string>; search?: string; as?: Session } = {}
+	) {
 		const request = new Request(`http://inbox.test/api/v1/${rest}${init.search ?? ''}`, { method, body: init.body, headers: init.headers });
-		return proxyRequest(inbox, session, request, rest, new URLSearchParams(init.search ?? ''));
+		return proxyRequest(inbox, init.as ?? session, request, rest, new URLSearchParams(init.search ?? ''));
 	}
 
 	async function refusal(promise: Promise<unknown>) {
@@ -126,10 +139,37 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 		expect(await relayed.json()).toEqual({ error: { code: 'NOT_FOUND', message: '<b>no</b>' } });
 	});
 
+	it('reads the service’s Content-Type as a media type, and quotes at most 100 characters of one it refuses', async () => {
+		front.answerPath('/v1/conversations/conv_spaced000', {
+			status: 200,
+			headers: { 'content-type': 'Application/JSON ; charset=utf-8' },
+			body: '{"ok":true}'
+		});
+		const spaced = await call('GET', 'conversations/conv_spaced000');
+		expect([spaced.status, await spaced.json()]).toEqual([200, { ok: true }]);
+		const long = `text/${'x'.repeat(200)}`;
+		front.answerPath('/v1/conversations/conv_longtype0', { status: 200, headers: { 'content-type': long }, body: '{}' });
+		expect(await refusal(call('GET', 'conversations/conv_longtype0'))).toEqual({
+			code: 'INVALID_RESPONSE',
+			status: 502,
+			message: `the service answered 200 with Content-Type ${long.slice(0, 100)}; the inbox relays only JSON`
+		});
+	});
+
 	it('a service that keeps failing is 503 UPSTREAM_UNAVAILABLE, never its own answer', async () => {
 		// as many failures as the interactive retry policy makes attempts
 		front.failNext(INTERACTIVE_RETRY.attempts, { status: 500 });
-		expect(await refusal(call('GET', 'conversations'))).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', status: 503 });
+		expect(await refusal(call('GET', 'conversations'))).toEqual({
+			code: 'UPSTREAM_UNAVAILABLE',
+			status: 503,
+			message: 'the service answered 500'
+		});
+		front.failNext(INTERACTIVE_RETRY.attempts, { status: 500 });
+		expect(await refusal(call('POST', 'conversations/conv_abcdefgh/typing', { headers: { 'idempotency-key': 'typing-0' } }))).toEqual({
+			code: 'UPSTREAM_UNAVAILABLE',
+			status: 503,
+			message: 'the service answered 500; retry with the same Idempotency-Key'
+		});
 		front.failNext(INTERACTIVE_RETRY.attempts, { status: 502 });
 		expect(await refusal(call('POST', 'conversations/conv_abcdefgh/typing', { headers: { 'idempotency-key': 'typing-1' } }))).toEqual({
 			code: 'UPSTREAM_UNAVAILABLE',
@@ -217,5 +257,78 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 		expect((await liveEventsAfter(db, since, 10)).map((event) => [event.type, event.conversationId])).toEqual([
 			['conversation.changed', id]
 		]);
+	});
+
+	it('refuses a clientMessageId another account sent first, before the service sees it', async () => {
+		const id = await conversation();
+		const send = (as: Session, idempotencyKey: string) =>
+			call('POST', 'messages', {
+				as,
+				body: JSON.stringify({
+					conversationId: id,
+					contentType: 'text',
+					encryption: encryptMessage({
+						text: `from ${as.account.username}`,
+						conversationKey: new Uint8Array(32).fill(5),
+						conversationId: id,
+						senderType: 'company',
+						keyVersion: 1,
+						clientMessageId: 'srv_authortest01'
+					})
+				}),
+				headers: { 'content-type': 'application/json', 'idempotency-key': idempotencyKey }
+			});
+		expect((await send(session, 'author-1')).status).toBe(201);
+		const authors = await db.query<{ account_id: string }>('select account_id from message_authors where client_message_id = $1', [
+			'srv_authortest01'
+		]);
+		expect(authors).toEqual([{ account_id: session.account.accountId }]);
+
+		const before = front.seen.length;
+		expect(await refusal(send(other, 'author-2'))).toEqual({
+			code: 'STATE_CONFLICT',
+			status: 409,
+			message: 'this clientMessageId belongs to a message another account sent: use a new one'
+		});
+		expect(front.seen.length).toBe(before);
+		// only a send claims a clientMessageId: any other request carrying one is the service's to judge
+		await call('POST', `conversations/${id}/read`, {
+			as: other,
+			body: JSON.stringify({ upToMessageId: 'msg_unknown0000', conversationId: id, encryption: { clientMessageId: 'srv_authortest01' } }),
+			headers: { 'content-type': 'application/json' }
+		});
+		expect(front.seen.length).toBe(before + 1);
+	});
+
+	it('keeps nothing of a request the service refused', async () => {
+		const id = await conversation();
+		const record = await (await call('GET', `conversations/${id}`)).json();
+		for (const status of [300, 409]) {
+			front.answerPath(`/v1/conversations/${id}/close`, {
+				status,
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ ...record, status: 'closed' })
+			});
+			expect((await call('POST', `conversations/${id}/close`)).status).toBe(status);
+			const [row] = await db.query<{ status: string }>('select status from conversations where conversation_id = $1', [id]);
+			expect(row.status, `after ${status}`).toBe('active');
+		}
+	});
+
+	it('runs invitations through the invitation flow: the link with its secret, 201 and the Idempotency-Key', async () => {
+		const invited = await call('POST', 'invites', { as: admin, headers: { 'idempotency-key': 'invite-proxy-1' } });
+		expect([invited.status, invited.headers.get('idempotency-key')]).toEqual([201, 'invite-proxy-1']);
+		const invitation = await invited.json();
+		expect(invitation.link.startsWith(`${invitation.inviteUrl}#s=`)).toBe(true);
+		const stored = (id: string) =>
+			db.query<{ kind: string; conversation_id: string }>('select kind, conversation_id from invite_secrets where invite_id = $1', [id]);
+		expect(await stored(invitation.inviteId)).toEqual([{ kind: 'invite', conversation_id: invitation.conversationId }]);
+
+		const id = await conversation();
+		const reinvited = await call('POST', `conversations/${id}/reinvite`, { as: admin, headers: { 'idempotency-key': 'reinvite-proxy-1' } });
+		expect([reinvited.status, reinvited.headers.get('idempotency-key')]).toEqual([201, 'reinvite-proxy-1']);
+		const reinvitation = await reinvited.json();
+		expect(reinvitation.conversationId).toBe(id);
+		expect(await stored(reinvitation.inviteId)).toEqual([{ kind: 'reinvite', conversation_id: id }]);
 	});
 });
