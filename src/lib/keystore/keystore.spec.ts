@@ -1,10 +1,14 @@
 import 'fake-indexeddb/auto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { refusal } from '$test-support/refusal';
-import { b64uEncode } from '../crypto/encoding';
+import { b64uDecode, b64uEncode } from '../crypto/encoding';
 import { fingerprintDisplay, generateEd25519KeyPair, x25519PublicKey } from '../crypto/keys';
-import { initCrypto } from '../crypto/sodium';
+import { initCrypto, sodium } from '../crypto/sodium';
+import { passphraseContext } from './backup';
 import { KeyStore } from './keystore';
+import { PASSPHRASE_KDF_DEFAULTS } from './passphrase';
+import { recordOf } from './records';
+import { openKeyStoreDatabase } from './schema';
 
 const PASSPHRASE = 'correct horse battery';
 let stores = 0;
@@ -129,5 +133,108 @@ describe('the key store in IndexedDB (docs/crypto-worker.md)', () => {
 		expect(await store.info('agent')).toBeNull();
 		expect(await store.delete('agent')).toBe(false);
 		await store.close();
+	});
+
+	it('two tabs creating a key at once: one key, one device key, and a third tab opens it', async () => {
+		const name = `inbox-keystore-spec-${++stores}`;
+		const [a, b] = [new KeyStore(name), new KeyStore(name)];
+		const results = await Promise.allSettled([a.createAgentKey(PASSPHRASE), b.createAgentKey(PASSPHRASE)]);
+		const created = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+		const refused = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+		expect(created).toHaveLength(1);
+		expect(refused.map(({ code, message }) => ({ code, message }))).toEqual([
+			{ code: 'KEY_EXISTS', message: 'an agent key is already stored in this browser' }
+		]);
+		const third = new KeyStore(name);
+		expect((await third.unlock('agent', PASSPHRASE)).secretKey).toEqual(created[0].secretKey);
+
+		const signing = await Promise.allSettled([
+			a.storeSigningKey(generateEd25519KeyPair().secretKey, PASSPHRASE),
+			b.storeSigningKey(generateEd25519KeyPair().secretKey, PASSPHRASE)
+		]);
+		expect(await refusal(Promise.reject((signing[1] as PromiseRejectedResult).reason))).toEqual({
+			code: 'KEY_EXISTS',
+			message: 'a signing key is already stored in this browser'
+		});
+		for (const each of [a, b, third]) await each.close();
+	});
+
+	it('of two tabs changing the passphrase at once, the second is told to try again and the first one holds', async () => {
+		const name = `inbox-keystore-spec-${++stores}`;
+		const created = await new KeyStore(name).createAgentKey(PASSPHRASE);
+		const [a, b] = [new KeyStore(name), new KeyStore(name)];
+		const results = await Promise.allSettled([
+			a.changePassphrase('agent', PASSPHRASE, 'first new passphrase'),
+			b.changePassphrase('agent', PASSPHRASE, 'second new passphrase')
+		]);
+		expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected']);
+		expect(await refusal(Promise.reject((results[1] as PromiseRejectedResult).reason))).toEqual({
+			code: 'KEY_EXISTS',
+			message: 'the stored agent key changed meanwhile; try again'
+		});
+		expect((await a.unlock('agent', 'first new passphrase')).secretKey).toEqual(created.secretKey);
+		for (const each of [a, b]) await each.close();
+	});
+
+	it('re-seals a key stored with weaker parameters than today on unlock, and leaves a current one as it is', async () => {
+		const name = `inbox-keystore-spec-${++stores}`;
+		const store = new KeyStore(name);
+		const created = await store.createAgentKey(PASSPHRASE);
+		const database = await openKeyStoreDatabase(name);
+		const current = (await database.get('keys', 'agent'))!;
+		await store.unlock('agent', PASSPHRASE);
+		expect((await database.get('keys', 'agent'))?.sealed).toEqual(current.sealed);
+
+		// The same key wrapped as an older version did: Argon2id at OWASP's minimum.
+		const lib = sodium();
+		const kdf = { algorithm: 'argon2id13' as const, opslimit: 2, memlimit: 19 * 1024 * 1024, salt: b64uEncode(lib.randombytes_buf(16)) };
+		const weakKey = lib.crypto_pwhash(32, PASSPHRASE, b64uDecode(kdf.salt), kdf.opslimit, kdf.memlimit, lib.crypto_pwhash_ALG_ARGON2ID13);
+		const nonce = lib.randombytes_buf(24);
+		const box = lib.crypto_aead_xchacha20poly1305_ietf_encrypt(
+			created.secretKey,
+			passphraseContext('agent', current.publicKey),
+			null,
+			nonce,
+			weakKey
+		);
+		const deviceKey = (await database.get('device', 'device'))!.key;
+		await database.put('keys', await recordOf(deviceKey, current, { kdf, nonce: b64uEncode(nonce), box: b64uEncode(box) }));
+
+		expect((await store.unlock('agent', PASSPHRASE)).secretKey).toEqual(created.secretKey);
+		const upgraded = (await database.get('keys', 'agent'))!;
+		expect(upgraded.kdf).toMatchObject({ opslimit: PASSPHRASE_KDF_DEFAULTS.opslimit, memlimit: PASSPHRASE_KDF_DEFAULTS.memlimit });
+		expect((await store.unlock('agent', PASSPHRASE)).secretKey).toEqual(created.secretKey);
+		database.close();
+		await store.close();
+	});
+
+	it('hands back its own copy of a stored signing key, and takes the backup of the key it already holds without asking', async () => {
+		const store = freshStore();
+		const signing = generateEd25519KeyPair();
+		const given = signing.secretKey.slice();
+		const stored = await store.storeSigningKey(given, PASSPHRASE);
+		given.fill(0); // the caller wipes what it passed in
+		expect(stored.secretKey).toEqual(signing.secretKey);
+
+		const backup = JSON.stringify(await store.exportBackup('signing', PASSPHRASE));
+		expect((await store.importBackup(backup, PASSPHRASE)).publicKey).toEqual(signing.publicKey);
+		await store.close();
+	});
+
+	it('closes its connection, and opens a new one after another tab deleted the database', async () => {
+		const name = `inbox-keystore-spec-${++stores}`;
+		const store = new KeyStore(name);
+		await store.createAgentKey(PASSPHRASE);
+		await new Promise<void>((resolve, reject) => {
+			const request = indexedDB.deleteDatabase(name); // the open connection steps aside
+			request.onsuccess = () => resolve();
+			request.onerror = () => reject(request.error);
+		});
+		expect(await store.list()).toEqual([]);
+
+		const close = vi.spyOn(IDBDatabase.prototype, 'close');
+		await store.close();
+		expect(close).toHaveBeenCalledTimes(1);
+		close.mockRestore();
 	});
 });

@@ -118,7 +118,9 @@ export class KeyStore {
 			await transaction.done.catch(() => undefined);
 			fail(
 				'KEY_EXISTS',
-				expected ? `the stored ${record.kind} key changed meanwhile; try again` : `a ${record.kind} key is already stored in this browser`
+				expected
+					? `the stored ${record.kind} key changed meanwhile; try again`
+					: `${record.kind === 'agent' ? 'an agent' : 'a signing'} key is already stored in this browser`
 			);
 		}
 		await transaction.store.put(record);
@@ -178,6 +180,7 @@ export class KeyStore {
 			const updated = await this.sealWith(record, opened.secretKey, newPassphrase);
 			await this.replace(updated, record);
 			return describe(updated);
+			// Stryker disable next-line all: equivalent: wipes this call's own copy of the secret, which nothing reads afterwards
 		} finally {
 			opened.secretKey.fill(0);
 		}
@@ -212,6 +215,7 @@ export class KeyStore {
 			fail('KEY_EXISTS', `another ${backup.kind} key is already stored in this browser; importing would replace it`);
 		}
 		const secretKey = openWithPassphrase(backup, passphrase, passphraseContext(backup.kind, backup.publicKey));
+		// Stryker disable next-line all: equivalent: parseBackup has checked publicKey as 32 bytes of base64url, so this decoding cannot fail
 		const publicKey = b64uDecode(backup.publicKey, 'publicKey');
 		checkPair(backup.kind, secretKey, publicKey);
 		// The file's passphrase layer is kept as it is unless its parameters are weaker than today's.

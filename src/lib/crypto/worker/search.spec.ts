@@ -104,4 +104,62 @@ describe('search in the worker (docs/search.md)', () => {
 		expect(await sealed.load()).toBeNull();
 		expect(await database.count('search')).toBe(0);
 	});
+
+	it('indexes a file without a caption by its name alone, and skips an item without a result', () => {
+		const item = (messageId: string) => ({ encryption: {}, senderType: 'user' as const, messageId, createdAt: '2026-11-26T10:00:00.000Z' });
+		const messages = indexableMessages(
+			'conv_a',
+			[item('msg_1'), item('msg_2')],
+			[{ ok: true, text: '{}', attachment: { attachmentId: 'att_1', name: 'photo.jpg', mime: 'image/jpeg', size: 3 } as never }]
+		);
+		expect(messages.map(({ text }) => text)).toEqual(['photo.jpg']); // no caption: the name alone; msg_2 has no result
+	});
+
+	it('writes only when something changed, once per change', async () => {
+		const { sealed, keeper } = await freshKeeper();
+		const load = vi.spyOn(sealed, 'load');
+		const save = vi.spyOn(sealed, 'save');
+		expect(await keeper.add([])).toBe(0);
+		expect(load).not.toHaveBeenCalled(); // an empty page does not open the stored index
+
+		await keeper.search('lamp');
+		await keeper.flush();
+		expect(save).not.toHaveBeenCalled(); // opened, unchanged
+
+		expect(await keeper.add([indexed('msg_1', 'lamp')])).toBe(1);
+		await keeper.flush();
+		await keeper.flush();
+		expect(save).toHaveBeenCalledTimes(1);
+
+		expect(await keeper.add([indexed('msg_1', 'lamp')])).toBe(0); // already indexed
+		await keeper.forget(['conv_unknown']);
+		await keeper.flush();
+		expect(save).toHaveBeenCalledTimes(1);
+
+		await keeper.covered('conv_a', 'msg_1');
+		await keeper.flush();
+		await keeper.covered('conv_a', 'msg_1'); // the same point
+		await keeper.flush();
+		expect(save).toHaveBeenCalledTimes(2);
+	});
+
+	it('forgetting a conversation with messages but no coverage writes the index without them', async () => {
+		const { sealed, keeper } = await freshKeeper();
+		await keeper.add([indexed('msg_1', 'lamp'), indexed('msg_2', 'lamp', 'conv_b')]);
+		await keeper.flush();
+		const save = vi.spyOn(sealed, 'save');
+		await keeper.forget(['conv_b']);
+		await keeper.lock();
+		expect(save).toHaveBeenCalledTimes(1);
+		expect((await keeper.search('lamp')).map((hit) => hit.messageId)).toEqual(['msg_1']);
+	});
+
+	it('after sign-out, a change made before it is never written back', async () => {
+		const { database, keeper } = await freshKeeper();
+		await keeper.add([indexed('msg_1', 'lamp')]);
+		await keeper.clear();
+		expect(await keeper.search('lamp')).toEqual([]);
+		await keeper.lock();
+		expect(await database.count('search')).toBe(0);
+	});
 });

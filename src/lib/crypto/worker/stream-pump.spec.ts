@@ -103,4 +103,65 @@ describe('pumping a download to the worker', () => {
 			)
 		).rejects.toThrow('network error');
 	});
+
+	it('keeps at most 4 pieces in flight, waiting for the worker before reading on', async () => {
+		let inFlight = 0;
+		let most = 0;
+		const send = async (piece: Uint8Array) => {
+			most = Math.max(most, ++inFlight);
+			await new Promise((resolve) => setTimeout(resolve, 2));
+			inFlight--;
+			return structuredClone(piece.buffer, { transfer: [piece.buffer as ArrayBuffer] }) as ArrayBuffer;
+		};
+		let sent = 0;
+		await pumpPieces(byteStream(data), send, (bytes) => (sent += bytes));
+		expect(sent).toBe(data.length);
+		expect(most).toBe(4);
+	});
+
+	it('grows the pool when the worker keeps a buffer instead of handing it back', async () => {
+		const { send, received } = receiver();
+		const { buffersAllocated } = await pumpPieces(
+			byteStream(data),
+			async (piece) => (await send(piece), new ArrayBuffer(0)),
+			() => undefined
+		);
+		expect(Buffer.compare(received(), data)).toBe(0);
+		expect(buffersAllocated).toBe(Math.ceil(data.length / 50_000) + 1); // one per piece, and one for the end
+	});
+
+	it('transfers a chunk that owns its buffer, sends no empty chunk, and refuses a stream of anything but bytes', async () => {
+		const own = data.slice(0, 1000);
+		const pieces: number[] = [];
+		const plain = (chunks: unknown[]) =>
+			new ReadableStream<Uint8Array>({
+				start(controller) {
+					for (const chunk of chunks) controller.enqueue(chunk as Uint8Array);
+					controller.close();
+				}
+			});
+		const send = async (piece: Uint8Array) => {
+			pieces.push(piece.byteLength);
+			return structuredClone(piece.buffer, { transfer: [piece.buffer as ArrayBuffer] }) as ArrayBuffer;
+		};
+		await pumpPieces(plain([own, new Uint8Array(0), data.slice(0, 10)]), send, () => undefined);
+		expect(pieces).toEqual([1000, 10]);
+		expect(own.byteLength).toBe(0); // transferred, not copied
+
+		let cancelled = false;
+		let pulls = 0;
+		const text = new ReadableStream<unknown>({
+			pull(controller) {
+				if (++pulls > 3) controller.close();
+				else controller.enqueue('not bytes');
+			},
+			cancel() {
+				cancelled = true;
+			}
+		});
+		await expect(pumpPieces(text as ReadableStream<Uint8Array>, send, () => undefined)).rejects.toThrow(
+			new TypeError('the stream must yield bytes')
+		);
+		expect(cancelled).toBe(true);
+	});
 });
