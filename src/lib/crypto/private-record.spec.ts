@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ContractError } from '../errors';
-import { b64uDecode } from './encoding';
+import { b64uDecode, b64uEncode } from './encoding';
 import { decryptMessage } from './message';
 import {
 	decryptPrivateRecord,
@@ -12,7 +12,7 @@ import {
 	privateRecordAd,
 	type PrivateRecordKind
 } from './private-record';
-import { initCrypto } from './sodium';
+import { initCrypto, sodium } from './sodium';
 
 /** Our own vectors for our own format (docs/private-records.md), made with @noble/ciphers, not with this code. */
 const VECTORS = JSON.parse(readFileSync(join(process.cwd(), 'vectors', 'inbox-private-records.json'), 'utf8')) as {
@@ -141,5 +141,38 @@ describe('private records say what is wrong (docs/private-records.md)', () => {
 		const envelope = envelopeOf(vector);
 		expect(() => decryptPrivateRecord({ ...envelope, v: 2 }, place)).toThrow('a private record must be v 1, scheme in1');
 		expect(() => decryptPrivateRecord(envelope, { ...place, authorId: 'acc_other' })).toThrow('the record does not authenticate');
+	});
+
+	it('the server is told exactly what is wrong with a shape, up to the longest record', () => {
+		const vector = VECTORS.cases[0];
+		const envelope = envelopeOf(vector);
+		const ciphertextOf = (length: number) => b64uEncode(new Uint8Array(length));
+		expect(privateEnvelopeShapeProblem([])).toBe('envelope must be an object');
+		expect(privateEnvelopeShapeProblem({ ...envelope, v: 2 })).toBe('envelope must be v 1, scheme in1');
+		expect(privateEnvelopeShapeProblem({ ...envelope, nonce: 5 })).toBe('nonce must be a base64url string');
+		expect(privateEnvelopeShapeProblem({ ...envelope, ciphertext: 'A' })).toBe('ciphertext is not base64url: impossible length 1');
+		const wrongLength = 'ciphertext length must be 16 more than a multiple of 256, at most 65,808 bytes';
+		for (const [length, problem] of [
+			[16, wrongLength], // no padding block at all
+			[273, wrongLength], // not a whole number of blocks
+			[272, null],
+			[65_808, null], // the longest text, 65,536 bytes, and its padding block
+			[66_064, wrongLength]
+		] as const) {
+			expect(privateEnvelopeShapeProblem({ ...envelope, ciphertext: ciphertextOf(length) }), `${length} bytes`).toBe(problem);
+		}
+	});
+
+	it('a record that authenticates but holds no UTF-8 text says so', () => {
+		const vector = VECTORS.cases[0];
+		const place = { kind: vector.kind, conversationId: vector.conversationId, authorId: vector.authorId };
+		const conversationKey = b64uDecode(vector.key, 'key');
+		const padded = new Uint8Array(256);
+		padded.set([0xff, 0xfe, 0x80]);
+		const nonce = new Uint8Array(24);
+		const ad = privateRecordAd({ ...place, recordId: vector.recordId, keyVersion: vector.keyVersion });
+		const ciphertext = sodium().crypto_aead_xchacha20poly1305_ietf_encrypt(padded, ad, null, nonce, conversationKey);
+		const envelope = { ...envelopeOf(vector), nonce: b64uEncode(nonce), ciphertext: b64uEncode(ciphertext) };
+		expect(() => decryptPrivateRecord(envelope, { ...place, conversationKey })).toThrow('record text is not valid UTF-8');
 	});
 });
