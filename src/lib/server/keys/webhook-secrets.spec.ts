@@ -18,6 +18,14 @@ function recordingLogger() {
 }
 const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
+/**
+ * A rotation to NEW (OLD until 2026-11-23T10:00:00Z) as the inbox stores it, sealed under the
+ * environment secret OLD: AES-256-GCM under HKDF-SHA256(OLD, salt "", info "inbox webhook secret at rest v1").
+ */
+const SEALED_ROTATION =
+	'BwcHBwcHBwcHBwcHOWSJc7WpZPyPTpjm7__NtAZqd9sfmH3qvLd7tO_YeIPmLYE-OnCIMof0yEn9E0Tbb1V_5yTB0MUDoAoWKygFJv5DEBUw--XwbMSZjixxJecI3OZ8U6txpNCOPSUgl9_PrE5ahCnqAMW_YNhk6knGp01nDXfzx8jfdd29sdm-euyiPVbm5RV_zasY87TSiqpAFOic7r1RZDVJpYNZPSWBmCcJxGyoKMnF0R0_g3zx_AUflXbXWx8IVCMqr9f5rn9jZkfROEMbd_CXeaGqP8KvipmvIFNxbpJqlVqzTrs';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
 describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 rule 4, 8)', (backend) => {
 	const databases = useDatabases(backend);
 
@@ -98,7 +106,7 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 			previous: OLD,
 			previousValidUntil: '2026-11-23T10:00:00Z',
 			rotatedAt: '2026-11-22T09:00:00Z',
-			environmentSecretHash: createHash('sha256').update(OLD).digest('hex')
+			environmentSecretHash: sha256(OLD)
 		};
 		await writeFile(join(dataDir, LEGACY_WEBHOOK_SECRET_FILE), JSON.stringify(legacy), { mode: 0o600 });
 		const { log, lines } = recordingLogger();
@@ -121,5 +129,57 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 		expect(fresh.signing()).toBe(OLD);
 		expect(lines.at(-1)).toBe(`${LEGACY_WEBHOOK_SECRET_FILE} cannot be read; the environment secret stays in use`);
 		await fresh.stop();
+	});
+
+	it('reads a rotation stored by an earlier release: the sealing is a stored format', async () => {
+		const db = await databases.open();
+		await db.query(
+			`insert into webhook_secret_state (id, sealed, environment_secret_hash, rotated_at) values (1, $1, $2, '2026-11-22T09:00:00Z')`,
+			[SEALED_ROTATION, sha256(OLD)]
+		);
+		const { log, lines } = recordingLogger();
+		const secrets = await WebhookSecrets.load({ current: OLD, previous: null }, db, { now: () => Date.parse('2026-11-22T10:00:00Z'), log });
+		expect([secrets.signing(), secrets.accepted(), secrets.rotatedAt, lines]).toEqual([NEW, [NEW, OLD], '2026-11-22T09:00:00Z', []]);
+		await secrets.stop();
+	});
+
+	it('leaves a DATA_DIR rotation made under another environment secret alone: the operator’s newer one wins', async () => {
+		const db = await databases.open();
+		const dataDir = mkdtempSync(join(tmpdir(), 'whsec-'));
+		const legacy = { current: NEW, previous: OLD, previousValidUntil: '2026-11-23T10:00:00Z', rotatedAt: '2026-11-22T09:00:00Z' };
+		await writeFile(join(dataDir, LEGACY_WEBHOOK_SECRET_FILE), JSON.stringify({ ...legacy, environmentSecretHash: sha256(OLD) }), {
+			mode: 0o600
+		});
+		const options = { now: () => Date.parse('2026-11-22T10:00:00Z'), log: quiet, dataDir };
+		const secrets = await WebhookSecrets.load({ current: OPERATOR, previous: null }, db, options);
+		expect([secrets.signing(), secrets.accepted()]).toEqual([OPERATOR, [OPERATOR]]);
+		expect(await db.query('select 1 from webhook_secret_state')).toEqual([]);
+		await secrets.stop();
+	});
+
+	it('a webhook waits for the latest of two overlapping rotations', async () => {
+		const db = await databases.open();
+		const secrets = await WebhookSecrets.load({ current: OLD, previous: null }, db, {
+			now: () => Date.parse('2026-11-22T10:00:00Z'),
+			log: quiet
+		});
+		const portal = (webhookSecret: string) => {
+			let answer!: () => void;
+			const answered = new Promise<{ webhookSecret: string; previousValidUntil: string }>(
+				(resolve) => (answer = () => resolve({ webhookSecret, previousValidUntil: '2026-11-23T10:00:00Z' }))
+			);
+			return { obtain: () => answered, answer };
+		};
+		const [first, second] = [portal(NEW), portal(NEWER)];
+		const firstRotation = secrets.rotate(first.obtain);
+		const secondRotation = secrets.rotate(second.obtain);
+		first.answer();
+		await firstRotation;
+		const refreshed = secrets.refresh();
+		second.answer();
+		expect(await refreshed).toBe(true);
+		expect(secrets.signing()).toBe(NEWER);
+		await secondRotation;
+		await secrets.stop();
 	});
 });
