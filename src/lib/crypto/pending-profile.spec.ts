@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { b64uDecode } from './encoding';
+import { b64uDecode, b64uEncode } from './encoding';
 import { generateX25519KeyPair } from './keys';
 import { openPendingProfile, sealPendingProfile } from './pending-profile';
-import { initCrypto } from './sodium';
+import { initCrypto, sodium } from './sodium';
 import { codeOfCall } from './test-support';
 
 /** Our own vectors (docs/private-records.md), sealed with libsodium directly, not with this code. */
@@ -59,5 +59,21 @@ describe('profiles written with an invitation say what is wrong', () => {
 		expect(() => openPendingProfile(sealed, place, [generateX25519KeyPair()])).toThrow('no company key opens the sealed profile');
 		const justUnder = 'A'.repeat(87_380); // 65,535 bytes
 		expect(codeOfCall(() => openPendingProfile(justUnder, place, [company]))).toBe('DECRYPT_FAILED');
+	});
+
+	it('names the id, the text or the sealed profile that breaks the rules, and takes exactly 64 KiB', () => {
+		const company = { publicKey: b64uDecode(VECTORS.companyPublicKey, 'key'), secretKey: b64uDecode(VECTORS.companySecretKey, 'key') };
+		const seal = (place: { conversationId: string; authorId: string }, text = '{}') =>
+			sealPendingProfile({ ...place, text, companyPublicKey: company.publicKey });
+		expect(() => seal({ conversationId: 'a b', authorId: 'acc_1' })).toThrow(/^conversationId must match/);
+		expect(() => seal({ conversationId: 'conv_1', authorId: 'a b' })).toThrow(/^authorId must match/);
+		expect(() => seal({ conversationId: 'conv_1', authorId: 'acc_1' }, '\ud800')).toThrow('profile contains a lone surrogate');
+
+		const place = { conversationId: 'conv_1', authorId: 'acc_1' };
+		expect(() => openPendingProfile('A', place, [company])).toThrow('sealed profile is not base64url: impossible length 1');
+		const exactly = 'A'.repeat(87_382); // 65,536 bytes: the largest allowed
+		expect(codeOfCall(() => openPendingProfile(exactly, place, [company]))).toBe('DECRYPT_FAILED');
+		const notText = b64uEncode(sodium().crypto_box_seal(Uint8Array.of(0xff), company.publicKey));
+		expect(() => openPendingProfile(notText, place, [company])).toThrow('profile is not valid UTF-8');
 	});
 });

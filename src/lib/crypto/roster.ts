@@ -44,9 +44,9 @@ export function validateRoster(input: RosterInput): RosterInput {
 		keys.add(publicKey);
 		return { agentKeyId, publicKey };
 	});
-	// agentKeyIds are ASCII, so UTF-16 code unit order is byte order.
-	agents.sort((a, b) => (a.agentKeyId < b.agentKeyId ? -1 : a.agentKeyId > b.agentKeyId ? 1 : 0));
-	return { companyId, rosterVersion, issuedAt, agents };
+	// agentKeyIds are ASCII and unique: the default sort's UTF-16 code unit order is their byte order.
+	const byId = new Map(agents.map((agent) => [agent.agentKeyId, agent]));
+	return { companyId, rosterVersion, issuedAt, agents: [...byId.keys()].sort().map((id) => byId.get(id) as RosterAgent) };
 }
 
 /** `"Service|v1|agent-roster|" + companyId + "|" + rosterVersion + "|" + issuedAt + "|" + agents`. */
