@@ -222,14 +222,8 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 	it('keeps a sent message, a read pointer and a closed status, and tells the other agents', async () => {
 		const id = await conversation();
 		const newestEvent = async () => (await liveEventsAfter(db, 0, 10_000)).at(-1)?.id ?? 0;
-		const envelope = encryptMessage({
-			text: 'hello',
-			conversationKey: new Uint8Array(32).fill(4),
-			conversationId: id,
-			senderType: 'company',
-			keyVersion: 1,
-			clientMessageId: 'srv_proxytest0001'
-		});
+		const sealing = { conversationKey: new Uint8Array(32).fill(4), conversationId: id, senderType: 'company' as const, keyVersion: 1 };
+		const envelope = encryptMessage({ ...sealing, text: 'hello', clientMessageId: 'srv_proxytest0001' });
 		let since = await newestEvent();
 		const sent = await call('POST', 'messages', {
 			body: JSON.stringify({ conversationId: id, contentType: 'text', encryption: envelope }),
@@ -239,7 +233,10 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 		const message = await sent.json();
 		const stored = await listStoredMessages(db, id, 0, 10);
 		expect(stored.messages.map((m) => m.messageId)).toEqual([message.messageId]);
-		expect((await liveEventsAfter(db, since, 10)).map((event) => event.type)).toEqual(['message.created', 'conversation.changed']);
+		expect((await liveEventsAfter(db, since, 10)).map(({ type, conversationId, payload }) => ({ type, conversationId, payload }))).toEqual([
+			{ type: 'message.created', conversationId: id, payload: { conversationId: id, message: expect.objectContaining(message) } },
+			{ type: 'conversation.changed', conversationId: id, payload: { conversationId: id } }
+		]);
 
 		since = await newestEvent();
 		const read = await call('POST', `conversations/${id}/read`, {
@@ -247,15 +244,33 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 			headers: { 'content-type': 'application/json' }
 		});
 		expect(read.status).toBe(200);
-		expect((await liveEventsAfter(db, since, 10)).map((event) => event.type)).toEqual(['conversation.changed']);
+		expect((await liveEventsAfter(db, since, 10)).map(({ type, payload }) => ({ type, payload }))).toEqual([
+			{ type: 'conversation.changed', payload: { conversationId: id } }
+		]);
+		// a message sent past the inbox is not stored here: reading up to it changes nothing the other agents see
+		const elsewhere = await inbox.upstream.call(
+			v1.sendMessage({
+				conversationId: id,
+				contentType: 'text',
+				encryption: encryptMessage({ ...sealing, text: 'elsewhere', clientMessageId: 'srv_proxytest0002' })
+			}),
+			{ idempotencyKey: 'send-elsewhere' }
+		);
+		since = await newestEvent();
+		const unknown = await call('POST', `conversations/${id}/read`, {
+			body: JSON.stringify({ upToMessageId: elsewhere.value.messageId }),
+			headers: { 'content-type': 'application/json' }
+		});
+		expect(unknown.status).toBe(200);
+		expect(await liveEventsAfter(db, since, 10)).toEqual([]);
 
 		since = await newestEvent();
 		const closed = await call('POST', `conversations/${id}/close`);
 		expect((await closed.json()).status).toBe('closed');
 		const [row] = await db.query<{ status: string }>('select status from conversations where conversation_id = $1', [id]);
 		expect(row.status).toBe('closed');
-		expect((await liveEventsAfter(db, since, 10)).map((event) => [event.type, event.conversationId])).toEqual([
-			['conversation.changed', id]
+		expect((await liveEventsAfter(db, since, 10)).map(({ type, conversationId, payload }) => ({ type, conversationId, payload }))).toEqual([
+			{ type: 'conversation.changed', conversationId: id, payload: { conversationId: id } }
 		]);
 	});
 
