@@ -61,6 +61,14 @@ describe.each(BACKENDS)('login throttle on %s (docs/threat-model.md, "An outside
 		expect(await throttle.begin('1.1.1.1', 'hal', at(120_000))).toHaveProperty('attemptId');
 	});
 
+	it('holds an address to its verifications in flight, and an attempt stops holding its slot inFlightMs after it started', async () => {
+		const throttle = new LoginThrottle(await databases.open(), { ...limits, perAddress: 10 });
+		for (const name of ['p', 'q', 'r']) attemptIdOf(await throttle.begin('4.4.4.4', name, at(0)));
+		expect(await throttle.begin('4.4.4.4', 's', at(1000))).toEqual({ retryAfterSeconds: 1 });
+		expect(await throttle.begin('5.5.5.5', 's', at(1000))).toHaveProperty('attemptId');
+		expect(await throttle.begin('4.4.4.4', 't', at(limits.inFlightMs))).toHaveProperty('attemptId');
+	});
+
 	it('prunes the attempts older than the window, and only those', async () => {
 		const db = await databases.open();
 		const throttle = new LoginThrottle(db, limits);

@@ -56,6 +56,7 @@ describe('request bodies', () => {
 	it('read up to the limit exactly, in any number of chunks', async () => {
 		expect(await readBodyBytes(post(null), 10)).toEqual(new Uint8Array(0));
 		expect(await readBodyBytes(post(new Uint8Array([1, 2, 3])), 3)).toEqual(new Uint8Array([1, 2, 3]));
+		expect(await readBodyBytes(post(new Uint8Array([1, 2, 3]), { 'content-length': '3' }), 3)).toEqual(new Uint8Array([1, 2, 3]));
 		const { stream } = streamed([new Uint8Array([1, 2]), new Uint8Array([3]), new Uint8Array([4, 5])]);
 		expect(await readBodyBytes(post(stream), 5)).toEqual(new Uint8Array([1, 2, 3, 4, 5]));
 	});
