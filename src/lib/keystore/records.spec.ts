@@ -3,24 +3,29 @@ import { b64uDecode, b64uEncode } from '../crypto/encoding';
 import { fingerprintDisplay, generateEd25519KeyPair, generateX25519KeyPair } from '../crypto/keys';
 import { initCrypto } from '../crypto/sodium';
 import { generateDeviceKey, openForDevice, sealForDevice } from './device-key';
-import { checkPair, openRecord, passphraseLayerOf, sealRecord } from './records';
+import { checkPair, describe as describeRecord, openRecord, passphraseLayerOf, recordOf, sealRecord } from './records';
 import { KEY_RECORD_FORMAT } from './schema';
 
 beforeAll(() => initCrypto());
 
 const contains = (haystack: Uint8Array, needle: Uint8Array) => Buffer.from(haystack).includes(Buffer.from(needle));
 
+/** A fresh agent key pair sealed into a record under a fresh device key. */
+async function sealedAgentKey() {
+	const deviceKey = await generateDeviceKey();
+	const pair = generateX25519KeyPair();
+	const base = {
+		kind: 'agent' as const,
+		publicKey: b64uEncode(pair.publicKey),
+		agentKeyId: 'agk_test0000',
+		createdAt: '2026-11-24T10:00:00Z'
+	};
+	return { deviceKey, pair, base, record: await sealRecord(deviceKey, base, pair.secretKey, 'correct horse battery') };
+}
+
 describe('key records: the passphrase layer under the device layer (docs/crypto-worker.md)', () => {
 	it('a sealed secret opens with its passphrase only, and neither layer alone holds it in clear', async () => {
-		const deviceKey = await generateDeviceKey();
-		const pair = generateX25519KeyPair();
-		const base = {
-			kind: 'agent' as const,
-			publicKey: b64uEncode(pair.publicKey),
-			agentKeyId: 'agk_test0000',
-			createdAt: '2026-11-24T10:00:00Z'
-		};
-		const record = await sealRecord(deviceKey, base, pair.secretKey, 'correct horse battery');
+		const { deviceKey, pair, base, record } = await sealedAgentKey();
 
 		const opened = await openRecord(deviceKey, record, 'correct horse battery');
 		expect(opened.secretKey).toEqual(pair.secretKey);
@@ -95,6 +100,20 @@ describe('key records: the passphrase layer under the device layer (docs/crypto-
 		expect(() => checkPair('signing', agent.secretKey, signing.publicKey)).toThrow('the signing secret key must be 64 bytes');
 		expect(() => checkPair('signing', signing.secretKey, generateEd25519KeyPair().publicKey)).toThrow(
 			expect.objectContaining({ code: 'INVALID_INPUT' })
+		);
+	});
+
+	it('names the field of a record or a layer that is not base64url', async () => {
+		const { deviceKey, pair, base, record } = await sealedAgentKey();
+		const layer = await passphraseLayerOf(deviceKey, record);
+		await expect(recordOf(deviceKey, base, { ...layer, nonce: 'A' })).rejects.toThrow('nonce is not base64url: impossible length 1');
+		await expect(recordOf(deviceKey, base, { ...layer, box: 'A' })).rejects.toThrow('box is not base64url: impossible length 1');
+
+		// A public key damaged before it was sealed: both layers open, and the error names the field.
+		const damaged = await sealRecord(deviceKey, { ...base, publicKey: 'A' }, pair.secretKey, 'correct horse battery');
+		expect(() => describeRecord(damaged)).toThrow('publicKey is not base64url: impossible length 1');
+		await expect(openRecord(deviceKey, damaged, 'correct horse battery')).rejects.toThrow(
+			'publicKey is not base64url: impossible length 1'
 		);
 	});
 });

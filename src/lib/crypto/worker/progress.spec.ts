@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { releaseProxy } from 'comlink';
+import { describe, expect, it, vi } from 'vitest';
 import { ProgressReporter } from './progress';
 import type { Progress } from './types';
 
@@ -38,5 +39,31 @@ describe('progress reports', () => {
 		});
 		reporter.update(10);
 		await expect(reporter.finish()).resolves.toBeUndefined();
+	});
+
+	it('reports completion as soon as the last byte is done, once, also for a one-byte file', async () => {
+		const seen: number[] = [];
+		const total = 100 * 1024 * 1024; // a step of 1 MiB
+		const reporter = new ProgressReporter(total, ({ done }) => void seen.push(done));
+		reporter.update(512 * 1024); // less than a step
+		reporter.update(total - 1000);
+		reporter.update(total); // less than a step later, but the end
+		reporter.update(total);
+		expect(seen).toEqual([total - 1000, total]);
+		await reporter.finish();
+		expect(seen).toEqual([total - 1000, total]);
+
+		const tiny: Progress[] = [];
+		const one = new ProgressReporter(1, (progress) => tiny.push(progress));
+		one.update(1);
+		await one.finish();
+		expect(tiny).toEqual([{ done: 1, total: 1 }]);
+	});
+
+	it('frees the callback channel when the work ends', async () => {
+		const release = vi.fn();
+		const callback = Object.assign(() => undefined, { [releaseProxy]: release });
+		await new ProgressReporter(10, callback).finish();
+		expect(release).toHaveBeenCalledTimes(1);
 	});
 });
