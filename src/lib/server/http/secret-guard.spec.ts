@@ -74,6 +74,9 @@ describe('the signing secret never passes (contract 2.1; docs/inbox-api.md §12)
 		await expect(refuseSigningSecret(request(`not json ${b64uEncode(signing.secretKey)}`), signing.publicKey)).rejects.toMatchObject({
 			code: 'SECRET_REFUSED'
 		});
+		// written with JSON escapes only: the parsed value holds the key, the raw text does not
+		const unicodeEscaped = `{"key":"${[...b64uEncode(signing.secretKey)].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"}`;
+		await expect(refuseSigningSecret(request(unicodeEscaped), signing.publicKey)).rejects.toMatchObject({ code: 'SECRET_REFUSED' });
 		const fine = request('{"displayName":"Ada"}');
 		await refuseSigningSecret(fine, signing.publicKey);
 		expect(await fine.json()).toEqual({ displayName: 'Ada' });

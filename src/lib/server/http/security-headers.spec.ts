@@ -37,6 +37,8 @@ describe('security headers (docs/inbox-api.md §1)', () => {
 		expect(() => fetched.headers.set('x', 'y')).toThrow();
 		const headers = secured('/api/v1/x', fetched);
 		expect(headers.get('content-security-policy')).toBe(NOTHING_ALLOWED);
+		const own = new Response('{}', { headers: { 'content-type': 'application/json' } });
+		expect(withSecurityHeaders(own, { path: '/api/v1/x', storageOrigins: [] })).toBe(own);
 	});
 
 	it("keeps a page's policy and lets it connect to itself and the storage origins only", () => {
@@ -58,9 +60,11 @@ describe('security headers (docs/inbox-api.md §1)', () => {
 	});
 
 	it('rewrites only the connect-src directive, of any HTML page, and leaves another answer’s own policy alone', () => {
-		expect(withConnectSources("default-src 'self'; connect-src; report-to connect-src-reports", ['https://s.example'])).toBe(
-			"default-src 'self'; report-to connect-src-reports; connect-src 'self' blob: https://s.example"
-		);
+		expect(
+			withConnectSources("default-src 'self'; connect-src; report-to connect-src-reports; report-uri /csp/connect-src", [
+				'https://s.example'
+			])
+		).toBe("default-src 'self'; report-to connect-src-reports; report-uri /csp/connect-src; connect-src 'self' blob: https://s.example");
 		const page = new Response('<!doctype html>', {
 			headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'self'; connect-src *" }
 		});

@@ -48,7 +48,16 @@ describe('company key files (contract 2.1)', () => {
 	it('loading refuses a public key that is not X25519(secret, 9)', async () => {
 		await initCompanyKeys(dir);
 		await writeFile(join(dir, 'public.key'), `${b64uEncode(generateX25519KeyPair().publicKey)}\n`);
-		await expect(loadCompanyKeys(dir)).rejects.toThrow(/private\.key and public\.key do not belong together/);
+		await expect(loadCompanyKeys(dir)).rejects.toThrow(
+			`${join(dir, 'public.key')}: the public key is not X25519(secret key, 9) (private.key and public.key do not belong together)`
+		);
+	});
+
+	it('two inits at once leave one pair that belongs together: the loser is refused, never overwrites', async () => {
+		const results = await Promise.allSettled([initCompanyKeys(dir), initCompanyKeys(dir)]);
+		expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+		const kept = results.find((result) => result.status === 'fulfilled')!.value;
+		expect((await loadCompanyKeys(dir)).current.publicKey).toEqual(kept.publicKey);
 	});
 
 	it('loading refuses a secret file readable by group or others, naming it', async () => {
@@ -94,6 +103,10 @@ describe('company key files (contract 2.1)', () => {
 		await initCompanyKeys(dir);
 		await writeFile(join(dir, 'private.key.new'), 'x');
 		await expect(loadCompanyKeys(dir)).rejects.toThrow(`${dir} holds private.key.new from an interrupted rotation; finish or remove them`);
+		await writeFile(join(dir, 'public.key.new'), 'x');
+		await expect(loadCompanyKeys(dir)).rejects.toThrow(
+			`${dir} holds private.key.new, public.key.new from an interrupted rotation; finish or remove them`
+		);
 	});
 
 	it('init makes a directory only its owner may enter, and refuses when any one of the four files exists', async () => {
