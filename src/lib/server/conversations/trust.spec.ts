@@ -104,6 +104,13 @@ describe.each(BACKENDS)('the trust of a started conversation on %s (contract 6.3
 		expect(await remaining(conversationId)).toEqual([reinvite.inviteId, later.inviteId]);
 	});
 
+	it('names the latest re-inviter, not whoever made a later first invitation', async () => {
+		const conversationId = newConversationId();
+		await invitation(conversationId, 'reinvite', bob);
+		await invitation(conversationId, 'invite', alice);
+		expect((await decideTrust(db, startedFor(conversationId, null, true))).reinvitedBy).toBe(bob);
+	});
+
 	it('a binding with no secret of this inbox to check it is unverified, not invalid', async () => {
 		expect(await decideTrust(db, startedFor(newConversationId(), generateInviteSecret()))).toEqual({
 			trust: 'unverified',
