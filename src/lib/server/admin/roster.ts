@@ -108,20 +108,21 @@ export async function latestAcceptedRoster(inbox: Inbox): Promise<StoredRoster |
 	return (await readRosters(inbox)).latest;
 }
 
+/** Byte order of agent key ids (ASCII, so UTF-16 code units order them the same). */
+// Stryker disable next-line all: equivalent: V8's sort only asks whether the answer is below 0, and agent key ids are unique
+const byAgentKeyId = (a: RosterEntry, b: RosterEntry) => (a.agentKeyId < b.agentKeyId ? -1 : a.agentKeyId > b.agentKeyId ? 1 : 0);
+
 /** Active agents with a key, not disabled, sorted by agentKeyId bytes: what the next roster would hold. */
 export function nextRosterAgents(accounts: readonly Account[]): RosterEntry[] {
-	return (
-		accounts
-			.filter((account) => account.agentKeyId && account.agentPublicKey && !account.disabledAt)
-			.map((account) => ({
-				agentKeyId: account.agentKeyId as string,
-				publicKey: account.agentPublicKey as string,
-				accountId: account.accountId,
-				displayName: account.displayName
-			}))
-			// Stryker disable next-line all: equivalent: V8's sort only asks whether the answer is below 0, and agent key ids are unique
-			.sort((a, b) => (a.agentKeyId < b.agentKeyId ? -1 : a.agentKeyId > b.agentKeyId ? 1 : 0))
-	);
+	return accounts
+		.filter((account) => account.agentKeyId && account.agentPublicKey && !account.disabledAt)
+		.map((account) => ({
+			agentKeyId: account.agentKeyId as string,
+			publicKey: account.agentPublicKey as string,
+			accountId: account.accountId,
+			displayName: account.displayName
+		}))
+		.sort(byAgentKeyId);
 }
 
 export async function rosterOverview(inbox: Inbox): Promise<RosterOverview> {
