@@ -144,6 +144,18 @@ describe('the sentences of signature errors', () => {
 		});
 		expect(canonical).toBe('7.POST./v1/x.{"a":1}');
 	});
+
+	it('keep a text body in the canonical string exactly as given, a leading byte order mark included', () => {
+		const request = { secret: 's', t: 7, method: 'POST', pathAndQuery: '/v1/x' };
+		expect(signRequest({ ...request, body: '\ufeff{"a":1}' }).canonical).toBe('7.POST./v1/x.\ufeff{"a":1}');
+	});
+
+	it('name a webhook secret that is no text', () => {
+		const { header } = signWebhook('s', 1000, '{}');
+		expect(() => verifyWebhookSignature({ secrets: ['\ud800'], header, body: '{}', now: 1000 })).toThrow(
+			'secret contains a lone surrogate'
+		);
+	});
 });
 
 /** A webhook signature made the way the service makes it: HMAC over `t + "." + rawBody`. */

@@ -74,9 +74,7 @@ export function parseSignatureHeader(header: string | null | undefined): ParsedS
 }
 
 function hexDecode(hex: string): Uint8Array {
-	const out = new Uint8Array(hex.length / 2);
-	for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-	return out;
+	return Uint8Array.from({ length: hex.length / 2 }, (_, i) => parseInt(hex.slice(2 * i, 2 * i + 2), 16));
 }
 
 /**

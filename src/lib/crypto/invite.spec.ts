@@ -42,6 +42,7 @@ describe('invitation links (contract 6.3)', () => {
 		const fp = b64uEncode(fingerprint(company));
 		expect(() => parseInviteLinkFragment(`https://s.example/i?s=${s}&fp=${fp}`)).toThrow('the invitation link has no fragment');
 		expect(() => parseInviteLinkFragment(`#s=${s}&fp=${fp}`)).not.toThrow();
+		expect(parseInviteLinkFragment(`https://s.example/i#s=${s}&fp=${fp}&fpx`).fingerprint).toEqual(fingerprint(company)); // no =: ignored
 		expect(() => parseInviteLinkFragment(`https://s.example/i#s=${s}`)).toThrow(/^fingerprint must be a base64url string/);
 		expect(() => parseInviteLinkFragment(`https://s.example/i#fp=${fp}`)).toThrow(/^invite secret must be a base64url string/);
 		expect(() => parseInviteLinkFragment(`https://s.example/i#s=${s.slice(0, 40)}&fp=${fp}`)).toThrow(

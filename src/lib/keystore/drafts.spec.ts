@@ -84,6 +84,9 @@ describe('drafts sealed under the device key (docs/crypto-worker.md "Drafts")', 
 			code: 'INVALID_INPUT',
 			message: expect.stringMatching(/^conversationId must match/)
 		});
+		for (const refused of [drafts.load('a b'), drafts.remove('a b')]) {
+			expect(await refusal(refused)).toEqual({ code: 'INVALID_INPUT', message: expect.stringMatching(/^conversationId must match/) });
+		}
 		expect(await refusal(drafts.save('conv_a', null))).toEqual({
 			code: 'INVALID_INPUT',
 			message: 'a draft must be an object with text and mode'

@@ -72,5 +72,14 @@ describe('the key store database (docs/crypto-worker.md)', () => {
 			code: 'STORAGE_UNAVAILABLE',
 			message: 'the key store cannot be opened: the disk is full'
 		});
+		const throwingNothing = {
+			open: () => {
+				throw undefined; // a browser may throw anything
+			}
+		} as unknown as IDBFactory;
+		expect(await openedWithBrowserStorage(throwingNothing)).toEqual({
+			code: 'STORAGE_UNAVAILABLE',
+			message: 'the key store cannot be opened: undefined'
+		});
 	});
 });

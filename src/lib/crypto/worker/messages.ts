@@ -18,6 +18,7 @@ export const MAX_HISTORY_BATCH = 5000;
 function decryptItem(key: Uint8Array, conversationId: string, item: HistoryItem, refs: AttachmentRefs): DecryptedItem {
 	try {
 		const text = decryptMessage(item?.encryption, { conversationKey: key, conversationId, senderType: item?.senderType });
+		// Stryker disable next-line OptionalChaining: equivalent: without an item, decryptMessage on the line before has failed already
 		if (item?.contentType !== 'attachment') return { ok: true, text };
 		const attachmentId = item.attachment?.attachmentId;
 		if (typeof attachmentId !== 'string') fail('INVALID_INPUT', 'an attachment message must carry attachment.attachmentId');

@@ -80,6 +80,7 @@ export class KeySession {
 		const key = openConversationKey(wrap, conversationId, [agent]);
 		try {
 			this.conversationKeys.set(conversationId, wrap.keyVersion, key);
+			// Stryker disable next-line all: equivalent: wipes this call's own copy of K; the store keeps its own copy
 		} finally {
 			key.fill(0);
 		}

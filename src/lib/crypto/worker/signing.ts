@@ -25,7 +25,9 @@ export function signRotationStatement(key: HeldKey, rotation: RotationText): Sig
 		companyId: rotation?.companyId,
 		fromKeyVersion: rotation?.fromKeyVersion,
 		fromPublicKey: b64uDecodeLength(rotation?.fromPublicKey, 32, 'fromPublicKey'),
+		// Stryker disable next-line OptionalChaining: equivalent: without a rotation, decoding fromPublicKey just before has failed already
 		toKeyVersion: rotation?.toKeyVersion,
+		// Stryker disable next-line OptionalChaining: equivalent: without a rotation, decoding fromPublicKey before has failed already
 		toPublicKey: b64uDecodeLength(rotation?.toPublicKey, 32, 'toPublicKey')
 	});
 	return signed(statement, key);

@@ -1,7 +1,7 @@
-import { expose, wrap } from 'comlink';
+import { expose, transferHandlers, wrap } from 'comlink';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ContractError } from '../../errors';
-import { installTransferHandlers } from './transfer';
+import { installTransferHandlers, serializeThrown } from './transfer';
 
 installTransferHandlers();
 
@@ -58,5 +58,21 @@ describe('thrown values across comlink', () => {
 
 	it('a thrown value that is not an Error arrives as itself', async () => {
 		expect(await caught(() => remote.value())).toBe('a thrown string');
+	});
+
+	it('a thrown value that cannot be copied arrives as an Error saying what it was', () => {
+		expect(serializeThrown(Symbol('gone'))).toEqual({ kind: 'error', name: 'Error', message: 'Symbol(gone)' });
+	});
+
+	it('refuses to install without comlink handler to replace', async () => {
+		// A module instance of its own, not installed yet (the query makes it another module).
+		const fresh = (await import(/* @vite-ignore */ `./transfer.ts?${'not-installed'}`)) as typeof import('./transfer');
+		const original = transferHandlers.get('throw')!;
+		transferHandlers.delete('throw');
+		try {
+			expect(() => fresh.installTransferHandlers()).toThrow(new Error('comlink has no throw handler to replace'));
+		} finally {
+			transferHandlers.set('throw', original);
+		}
 	});
 });
