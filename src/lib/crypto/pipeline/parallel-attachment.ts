@@ -29,7 +29,7 @@ import type { ChunkDirection } from './protocol';
 import type { ChunkWorkerPool } from './pool';
 
 /** Chunks handed to each worker before the pipeline waits for one to come back. */
-export const CHUNKS_IN_FLIGHT_PER_WORKER = 8;
+export const CHUNKS_IN_FLIGHT_PER_WORKER = 4;
 
 /**
  * What both directions share: chunk buffers reused from a free list, whole chunks waiting for a
