@@ -22,6 +22,10 @@ const open = (state: ChunkWorkerState, session = 1) =>
 /** Whether the chunk job was processed. */
 const okOf = (reply: ReturnType<ChunkWorkerState['handle']>) => (reply?.kind === 'chunk' ? reply.ok : undefined);
 
+/** The job of decrypting chunk `index` (a whole one) from `buffer`. */
+const decryptJob = (buffer: ArrayBuffer, session = 1, index = 0, last = false) =>
+	({ kind: 'chunk', session, direction: 'decrypt', index, last, length: ENCRYPTED_CHUNK_SIZE, buffer }) as const;
+
 /** A chunk buffer as the pipeline sends it: `bytes` at the start of 65,552 bytes. */
 function bufferOf(bytes: Uint8Array): ArrayBuffer {
 	const buffer = new ArrayBuffer(ENCRYPTED_CHUNK_SIZE);
@@ -34,15 +38,7 @@ describe('a chunk worker', () => {
 		const state = new ChunkWorkerState();
 		expect(open(state)).toBeUndefined();
 		const first = bufferOf(ciphertext.subarray(0, ENCRYPTED_CHUNK_SIZE));
-		const reply = state.handle({
-			kind: 'chunk',
-			session: 1,
-			direction: 'decrypt',
-			index: 0,
-			last: false,
-			length: ENCRYPTED_CHUNK_SIZE,
-			buffer: first
-		});
+		const reply = state.handle(decryptJob(first, 1, 0, false));
 		expect(reply).toEqual({ kind: 'chunk', session: 1, index: 0, ok: true, buffer: first });
 		expect(Buffer.compare(new Uint8Array(first, 0, 65_536), plaintext.subarray(0, 65_536))).toBe(0);
 
@@ -76,19 +72,7 @@ describe('a chunk worker', () => {
 		}
 		const tampered = bufferOf(chunk);
 		new Uint8Array(tampered)[5] ^= 1;
-		expect(
-			okOf(
-				state.handle({
-					kind: 'chunk',
-					session: 1,
-					direction: 'decrypt',
-					index: 0,
-					last: false,
-					length: ENCRYPTED_CHUNK_SIZE,
-					buffer: tampered
-				})
-			)
-		).toBe(false);
+		expect(okOf(state.handle(decryptJob(tampered, 1, 0, false)))).toBe(false);
 	});
 
 	it('wipes the key it was sent, forgets a closed session, and counts the open ones', () => {
@@ -103,15 +87,11 @@ describe('a chunk worker', () => {
 		state.handle({ kind: 'close', session: 4 });
 		expect(state.handle({ kind: 'status' })).toEqual({ kind: 'status', openSessions: 1 });
 		const buffer = bufferOf(ciphertext.subarray(0, ENCRYPTED_CHUNK_SIZE));
-		expect(
-			state.handle({ kind: 'chunk', session: 4, direction: 'decrypt', index: 0, last: false, length: ENCRYPTED_CHUNK_SIZE, buffer })
-		).toMatchObject({
+		expect(state.handle(decryptJob(buffer, 4, 0, false))).toMatchObject({
 			session: 4,
 			index: 0,
 			ok: false
 		});
-		expect(
-			okOf(state.handle({ kind: 'chunk', session: 5, direction: 'decrypt', index: 0, last: false, length: ENCRYPTED_CHUNK_SIZE, buffer }))
-		).toBe(true);
+		expect(okOf(state.handle(decryptJob(buffer, 5, 0, false)))).toBe(true);
 	});
 });

@@ -124,7 +124,7 @@ export class ChunkWorkerPool {
 		);
 	}
 
-	/** The running workers, for tests and benchmarks. */
+	/** How many workers run now (a dead one is replaced at the next session). */
 	get running(): number {
 		return this.slots.length;
 	}

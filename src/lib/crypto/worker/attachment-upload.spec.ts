@@ -6,11 +6,11 @@ import { ContractError } from '../../errors';
 import { initCrypto } from '../sodium';
 import { attachmentPattern } from '../vectors/runner';
 import { encryptFile as encryptFileWith } from './attachment-upload';
-import type { Progress } from './types';
+import type { AttachmentDetails, Progress } from './types';
 
 const pool = nodeChunkWorkerPool(2);
-const encryptFile = (...args: Parameters<typeof encryptFileWith> extends [unknown, ...infer Rest] ? Rest : never) =>
-	encryptFileWith(pool, ...args);
+const encryptFile = (file: Blob, details: AttachmentDetails, onProgress?: (progress: Progress) => void) =>
+	encryptFileWith(pool, file, details, onProgress);
 
 beforeAll(async () => {
 	await initCrypto();
