@@ -7,7 +7,7 @@ import type { ConversationStatus } from '../wire/v1-records';
 import type { PrivateEnvelope } from '../crypto/private-record';
 import type { CannedReply, ConversationNote, Label, LabelColor, PendingInvite } from '../inbox-api/records';
 import { api } from './http';
-import type { Account, Conversation, Invitation, Page, SessionInfo, StoredMessage, TeamMember, Trust } from './types';
+import type { Account, Conversation, ConversationPage, Invitation, SessionInfo, StoredMessage, TeamMember, Trust } from './types';
 import { queryString } from '../query-string';
 
 export const getSession = () => api<SessionInfo>('GET', '/api/session');
@@ -22,7 +22,7 @@ export const registerAgentKey = (input: { agentKeyId: string; publicKey: string;
 	});
 
 export const listConversations = (input: { status?: ConversationStatus; trust?: Trust; limit?: number; cursor?: string | null } = {}) =>
-	api<Page<Conversation>>('GET', `/api/conversations${queryString(input)}`);
+	api<ConversationPage>('GET', `/api/conversations${queryString(input)}`);
 
 /** Assigns the conversation to an account, or to nobody (docs/inbox-api.md §4 "Assignment"). */
 export const setAssignee = (conversationId: string, accountId: string | null) =>

@@ -1,11 +1,12 @@
 /**
  * The conversation list store against the running inbox: a load started later wins over an earlier one
- * whose answer arrives last, and a list cleared on sign-out stays empty (docs/inbox-api.md §3).
+ * whose answer arrives last, a change that came live during a load outlives the load's older pages, and a
+ * list cleared on sign-out stays empty (docs/inbox-api.md §3).
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { AGENT, useStack } from '$test-support/integration';
 import { PageNetwork } from '$test-support/page-network';
-import { createInvitation, login } from './api';
+import { createInvitation, listConversations, login } from './api';
 import { ConversationStore } from './conversations.svelte';
 import { newIdempotencyKey } from './http';
 
@@ -42,6 +43,34 @@ describe('ConversationStore with the running inbox', () => {
 		await earlier;
 		expect(ids(store)).toEqual(latest);
 		expect([store.loading, store.complete, store.error]).toEqual([false, true, null]);
+	});
+
+	it('keeps a change that came live while a load was on its way, read before that change', async () => {
+		const { conversationId } = await createInvitation(newIdempotencyKey('invite'));
+		const store = new ConversationStore();
+		await store.load();
+		const before = store.get(conversationId)!;
+		const slow = network.holdNextAnswer('GET', LIST);
+		const reloading = store.load();
+		await slow.arrived;
+		// a live event brings the conversation as it is after a change the held page predates
+		const changed = { ...before, assignee: { accountId: 'acct_other', displayName: 'Ben' }, unreadCount: 3 };
+		store.upsert(changed);
+
+		slow.release();
+		await reloading;
+		expect(store.get(conversationId)).toEqual(changed);
+		// once the load is over, the next load's pages are the newest word again
+		await store.load();
+		expect(store.get(conversationId)).toEqual(before);
+	});
+
+	it('tells the live event id its first page reflects, the newest one committed before it was read', async () => {
+		const { liveEventId } = await listConversations({ limit: 1 });
+		const store = new ConversationStore();
+		const heard: number[] = [];
+		await store.load((id) => heard.push(id));
+		expect(heard).toEqual([liveEventId]);
 	});
 
 	it('stays empty when cleared while a load is on its way', async () => {

@@ -99,14 +99,23 @@ export class ConversationStore {
 	}
 
 	private generation = 0;
+	/**
+	 * Conversations upserted (live events, local reads) while a load runs: its pages may have been read
+	 * before those changes, so these copies win over the pages' until the load ends.
+	 */
+	#changedDuringLoad: Conversation[] = [];
 
 	get(conversationId: string): Conversation | undefined {
 		return this.#items.find((item) => item.conversationId === conversationId);
 	}
 
-	/** Loads every page (first page shown at once); a later call restarts from scratch. */
-	async load(): Promise<void> {
+	/**
+	 * Loads every page (first page shown at once); a later call restarts from scratch. `firstPage` hears
+	 * the live event id the first page reflects, where a live stream resumes to miss nothing after it.
+	 */
+	async load(firstPage?: (liveEventId: number) => void): Promise<void> {
 		const generation = ++this.generation;
+		this.#changedDuringLoad = [];
 		this.#loading = true;
 		this.#error = null;
 		this.#complete = false;
@@ -117,21 +126,27 @@ export class ConversationStore {
 				const page = await listConversations({ limit: PAGE_SIZE, cursor });
 				if (generation !== this.generation) return;
 				collected = collected.concat(page.data);
-				// the first page replaces what was shown; later pages merge, so live updates in between survive
-				this.#items = cursor === null ? mergeSorted([], collected) : mergeSorted(this.#items, page.data);
+				// the first page replaces what was shown, later pages merge; changes that came live meanwhile win
+				const merged = cursor === null ? mergeSorted([], collected) : mergeSorted(this.#items, page.data);
+				this.#items = mergeSorted(merged, this.#changedDuringLoad);
+				if (cursor === null) firstPage?.(page.liveEventId);
 				cursor = page.nextCursor;
 			} while (cursor);
 			this.#complete = true;
 		} catch (error) {
 			if (generation === this.generation) this.#error = error;
 		} finally {
-			if (generation === this.generation) this.#loading = false;
+			if (generation === this.generation) {
+				this.#loading = false;
+				this.#changedDuringLoad = [];
+			}
 		}
 	}
 
 	/** A conversation from an event or a call, placed where its last activity puts it. */
 	upsert(conversation: Conversation): void {
 		this.#items = upsertSorted(this.#items, conversation);
+		if (this.#loading) this.#changedDuringLoad.push(conversation);
 	}
 
 	/** Sets the unread count to zero locally once the read receipt went through. */
@@ -156,6 +171,7 @@ export class ConversationStore {
 
 	clear(): void {
 		this.generation++;
+		this.#changedDuringLoad = [];
 		this.#items = [];
 		this.#previews = NO_PREVIEWS;
 		this.#names = NO_PREVIEWS;

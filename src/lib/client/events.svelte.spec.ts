@@ -79,6 +79,19 @@ describe('the live stream watchdog (docs/inbox-api.md §7, §11 "Connection and 
 		live.stop();
 	});
 
+	it('opens from the event the loaded list reflects, then resumes from the newest event it heard', async () => {
+		const live = new LiveEvents(handlers());
+		live.start(41);
+		const [first] = ScriptedSource.opened;
+		expect([first.url, live.status]).toEqual(['/api/events?lastEventId=41', 'connecting']);
+		first.send('conversation.changed', { conversation: { conversationId: 'c1' } }, '42');
+		first.send('ready', { lastEventId: 42, heartbeatSeconds: 2 }, '42');
+		await vi.advanceTimersByTimeAsync(5_000);
+		await vi.advanceTimersByTimeAsync(1_000);
+		expect(ScriptedSource.opened[1].url).toBe('/api/events?lastEventId=42');
+		live.stop();
+	});
+
 	it('counts 15 s heartbeats until the server says otherwise, and never reopens once stopped', async () => {
 		const live = new LiveEvents(handlers());
 		live.start();

@@ -59,9 +59,14 @@ export class LiveEvents {
 		this.scheduleReconnect();
 	}
 
-	start(): void {
+	/**
+	 * Opens the stream; the first time, `afterEventId` (the event the loaded list reflects) makes the
+	 * server replay what followed it.
+	 */
+	start(afterEventId?: number): void {
 		if (this.source) return;
 		this.status = this.lastEventId === null ? 'connecting' : 'reconnecting';
+		if (this.lastEventId === null && afterEventId !== undefined) this.lastEventId = String(afterEventId);
 		const url = this.lastEventId === null ? '/api/events' : `/api/events?lastEventId=${encodeURIComponent(this.lastEventId)}`;
 		const source = new EventSource(url, { withCredentials: true });
 		this.source = source;

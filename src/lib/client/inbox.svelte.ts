@@ -80,13 +80,23 @@ export class InboxState {
 		});
 	}
 
+	/**
+	 * Loads the list, and opens the live stream from the event its first page reflects, so a change made
+	 * between the two is replayed, not lost (without a list, the stream starts from now).
+	 */
 	start(): void {
+		let liveStarted = false;
+		const startLive = (afterEventId?: number) => {
+			if (liveStarted || this.stopped) return;
+			liveStarted = true;
+			this.live.start(afterEventId);
+		};
 		void this.conversations
-			.load()
+			.load(startLive)
+			.finally(() => startLive())
 			.then(() => this.prefetchPreviews())
 			.then(() => this.search.indexHistory(this.conversations.items))
 			.catch(() => undefined);
-		this.live.start();
 		void getTeam()
 			.then(({ data }) => (this.team = data))
 			.catch(() => undefined);

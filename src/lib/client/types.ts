@@ -40,3 +40,8 @@ export interface Page<T> {
 	data: T[];
 	nextCursor: string | null;
 }
+
+/** A page of the conversation list, with the newest live event committed before it was read (docs/inbox-api.md §3). */
+export interface ConversationPage extends Page<Conversation> {
+	liveEventId: number;
+}

@@ -14,7 +14,7 @@ import { changeTeamState, parseTeamStateChange } from '../conversations/lifecycl
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
 import { getConversationView, listConversationViews, type Trust } from '../db/conversations';
 import { listStoredMessages } from '../db/messages';
-import { appendLiveEvent } from '../db/live-events';
+import { appendLiveEvent, liveEventBounds } from '../db/live-events';
 import { json, readJsonObject } from '../http/responses';
 import { idParam, requireSession, route, type ApiEvent } from './event';
 
@@ -47,8 +47,13 @@ function readCursor(cursor: string | null): { lastActivityAt: string; conversati
 	}
 }
 
+/**
+ * A page of the list, and `liveEventId`: the newest live event committed before the page was read (events
+ * commit in id order), so a stream resumed from it replays every change the page may not show.
+ */
 export const listConversations = route(async (event, inbox) => {
 	const { account } = requireSession(event);
+	const liveEventId = (await liveEventBounds(inbox.db)).newest;
 	const { views, hasMore } = await listConversationViews(inbox.db, account, {
 		status: queryChoice<ConversationStatus>(event, 'status', CONVERSATION_STATUSES),
 		trust: queryChoice(event, 'trust', TRUSTS),
@@ -58,7 +63,7 @@ export const listConversations = route(async (event, inbox) => {
 	const last = views.at(-1);
 	const nextCursor =
 		hasMore && last ? b64uEncode(new TextEncoder().encode(JSON.stringify([last.lastActivityAt, last.conversationId]))) : null;
-	return json({ data: views, nextCursor });
+	return json({ data: views, nextCursor, liveEventId });
 });
 
 export const getConversation = route(async (event, inbox) => {

@@ -243,6 +243,31 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 		unknown.close();
 	});
 
+	it('the list names the live event it reflects; a stream resumed from it replays a change the list missed', async () => {
+		const agent = await harness.login();
+		const listed = await agent.get('/api/conversations?limit=1');
+		const { liveEventId } = listed.body as { liveEventId: number };
+		expect(Number.isSafeInteger(liveEventId) && liveEventId >= 0).toBe(true);
+		// a customer starts a conversation after the list was read, before the page opens its stream
+		const invited = await agent.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		await expect.poll(async () => (await conversationOf(agent, customer.conversationId)).body.status, { timeout: 20_000 }).toBe('active');
+		const fromNow = await agent.events();
+		await fromNow.waitFor((event) => event.event === 'ready');
+		fromNow.close();
+
+		const resumed = await agent.events({ lastEventId: String(liveEventId) });
+		await resumed.waitFor((event) => event.event === 'ready');
+		const started = resumed.received.find(
+			(event) => event.event === 'conversation.started' && event.data.conversation.conversationId === customer.conversationId
+		);
+		expect(started?.data.conversation).toMatchObject({ status: 'active' });
+		// a stream opened without it would not have told the page
+		expect(fromNow.received.filter((event) => event.event === 'conversation.started')).toEqual([]);
+		expect((await agent.get('/api/conversations?limit=1')).body.liveEventId).toBeGreaterThanOrEqual(Number(started?.id));
+		resumed.close();
+	});
+
 	it('login sets an HttpOnly SameSite=Strict cookie; logout ends the session everywhere', async () => {
 		const client = new InboxClient(harness.stack().inbox.url);
 		expect((await client.get('/api/session')).body.error.code).toBe('UNAUTHENTICATED');
