@@ -14,5 +14,5 @@ const state = new ChunkWorkerState();
 port.on('message', async (message: ToChunkWorker) => {
 	await ready;
 	const reply = state.handle(message);
-	if (reply) port.postMessage(reply, reply.kind === 'chunk' ? [reply.buffer] : []);
+	if (reply) port.postMessage(reply, reply.kind === 'job' ? [reply.buffer] : []);
 });

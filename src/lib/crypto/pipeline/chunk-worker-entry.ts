@@ -15,5 +15,5 @@ self.addEventListener('message', async (event: MessageEvent<ToChunkWorker>) => {
 	// Every message waits for the same promise, so they are handled in the order they came.
 	await ready;
 	const reply = state.handle(event.data);
-	if (reply) self.postMessage(reply, reply.kind === 'chunk' ? [reply.buffer] : []);
+	if (reply) self.postMessage(reply, reply.kind === 'job' ? [reply.buffer] : []);
 });

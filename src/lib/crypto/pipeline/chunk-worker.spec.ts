@@ -3,6 +3,7 @@ import { attachmentCiphertextLength, ENCRYPTED_CHUNK_SIZE, encryptAttachment } f
 import { initCrypto } from '../sodium';
 import { attachmentPattern } from '../vectors/runner';
 import { ChunkWorkerState } from './chunk-worker';
+import type { ChunkDirection, ChunkJob, JobChunk } from './protocol';
 
 const attachmentId = 'att_chunkWorker001';
 const size = 65_536 + 100;
@@ -19,39 +20,52 @@ beforeAll(async () => {
 const open = (state: ChunkWorkerState, session = 1) =>
 	state.handle({ kind: 'open', session, fileKey: fileKey.slice(), nonceBase, attachmentId });
 
-/** Whether the chunk job was processed. */
-const okOf = (reply: ReturnType<ChunkWorkerState['handle']>) => (reply?.kind === 'chunk' ? reply.ok : undefined);
+/** The first chunk of the job that failed (null: every chunk was processed). */
+const failedOf = (reply: ReturnType<ChunkWorkerState['handle']>) => (reply?.kind === 'job' ? reply.failedIndex : undefined);
+
+/** A job of one chunk, `index`, whose bytes fill the start of `buffer`. */
+const job = (buffer: ArrayBuffer, chunk: JobChunk, session = 1, direction: ChunkDirection = 'decrypt'): ChunkJob => ({
+	kind: 'job',
+	session,
+	direction,
+	chunks: [chunk],
+	buffer
+});
 
 /** The job of decrypting chunk `index` (a whole one) from `buffer`. */
 const decryptJob = (buffer: ArrayBuffer, session = 1, index = 0, last = false) =>
-	({ kind: 'chunk', session, direction: 'decrypt', index, last, length: ENCRYPTED_CHUNK_SIZE, buffer }) as const;
+	job(buffer, { index, last, length: ENCRYPTED_CHUNK_SIZE }, session);
 
-/** A chunk buffer as the pipeline sends it: `bytes` at the start of 65,552 bytes. */
-function bufferOf(bytes: Uint8Array): ArrayBuffer {
-	const buffer = new ArrayBuffer(ENCRYPTED_CHUNK_SIZE);
-	new Uint8Array(buffer).set(bytes);
+/** A job buffer as the pipeline sends it: each of `chunks` at the start of its 65,552-byte slot. */
+function bufferOf(...chunks: Uint8Array[]): ArrayBuffer {
+	const buffer = new ArrayBuffer(ENCRYPTED_CHUNK_SIZE * Math.max(chunks.length, 1));
+	chunks.forEach((bytes, slot) => new Uint8Array(buffer, slot * ENCRYPTED_CHUNK_SIZE).set(bytes));
 	return buffer;
 }
 
 describe('a chunk worker', () => {
-	it('decrypts each chunk in place with its own nonce and AD, and encrypts back to the same bytes', () => {
+	it('decrypts each chunk of a job in place in its slot with its own nonce and AD, and encrypts back to the same bytes', () => {
 		const state = new ChunkWorkerState();
 		expect(open(state)).toBeUndefined();
-		const first = bufferOf(ciphertext.subarray(0, ENCRYPTED_CHUNK_SIZE));
-		const reply = state.handle(decryptJob(first, 1, 0, false));
-		expect(reply).toEqual({ kind: 'chunk', session: 1, index: 0, ok: true, buffer: first });
-		expect(Buffer.compare(new Uint8Array(first, 0, 65_536), plaintext.subarray(0, 65_536))).toBe(0);
-
 		const lastLength = attachmentCiphertextLength(size) - ENCRYPTED_CHUNK_SIZE;
-		const last = bufferOf(plaintext.subarray(65_536));
-		expect(
-			state.handle({ kind: 'chunk', session: 1, direction: 'encrypt', index: 1, last: true, length: 100, buffer: last })
-		).toMatchObject({ ok: true });
-		expect(Buffer.compare(new Uint8Array(last, 0, lastLength), ciphertext.subarray(ENCRYPTED_CHUNK_SIZE))).toBe(0);
-		expect(
-			state.handle({ kind: 'chunk', session: 1, direction: 'decrypt', index: 1, last: true, length: lastLength, buffer: last })
-		).toMatchObject({ ok: true });
-		expect(Buffer.compare(new Uint8Array(last, 0, 100), plaintext.subarray(65_536))).toBe(0);
+		const chunks = [
+			{ index: 0, last: false, length: ENCRYPTED_CHUNK_SIZE },
+			{ index: 1, last: true, length: lastLength }
+		];
+		const both = bufferOf(ciphertext.subarray(0, ENCRYPTED_CHUNK_SIZE), ciphertext.subarray(ENCRYPTED_CHUNK_SIZE));
+		const reply = state.handle({ kind: 'job', session: 1, direction: 'decrypt', chunks, buffer: both });
+		expect(reply).toEqual({ kind: 'job', session: 1, chunks, failedIndex: null, buffer: both });
+		expect(Buffer.compare(new Uint8Array(both, 0, 65_536), plaintext.subarray(0, 65_536))).toBe(0);
+		expect(Buffer.compare(new Uint8Array(both, ENCRYPTED_CHUNK_SIZE, 100), plaintext.subarray(65_536))).toBe(0);
+
+		const plain = bufferOf(plaintext.subarray(0, 65_536), plaintext.subarray(65_536));
+		const encrypting = [
+			{ index: 0, last: false, length: 65_536 },
+			{ index: 1, last: true, length: 100 }
+		];
+		expect(failedOf(state.handle({ kind: 'job', session: 1, direction: 'encrypt', chunks: encrypting, buffer: plain }))).toBeNull();
+		expect(Buffer.compare(new Uint8Array(plain, 0, ENCRYPTED_CHUNK_SIZE), ciphertext.subarray(0, ENCRYPTED_CHUNK_SIZE))).toBe(0);
+		expect(Buffer.compare(new Uint8Array(plain, ENCRYPTED_CHUNK_SIZE, lastLength), ciphertext.subarray(ENCRYPTED_CHUNK_SIZE))).toBe(0);
 	});
 
 	it('refuses a chunk under another index, another last flag, or tampered, and leaves it as it was', () => {
@@ -63,16 +77,25 @@ describe('a chunk worker', () => {
 			[0, true]
 		] as const) {
 			const buffer = bufferOf(chunk);
-			expect(
-				state.handle({ kind: 'chunk', session: 1, direction: 'decrypt', index, last, length: ENCRYPTED_CHUNK_SIZE, buffer })
-			).toMatchObject({
-				ok: false
-			});
-			expect(Buffer.compare(new Uint8Array(buffer), chunk)).toBe(0);
+			expect(failedOf(state.handle(decryptJob(buffer, 1, index, last)))).toBe(index);
+			expect(new Uint8Array(buffer).every((byte) => byte === 0)).toBe(true);
 		}
 		const tampered = bufferOf(chunk);
 		new Uint8Array(tampered)[5] ^= 1;
-		expect(okOf(state.handle(decryptJob(tampered, 1, 0, false)))).toBe(false);
+		expect(failedOf(state.handle(decryptJob(tampered, 1, 0, false)))).toBe(0);
+	});
+
+	it('a job whose second chunk fails names it and comes back zeroed, the first chunk’s plaintext included', () => {
+		const state = new ChunkWorkerState();
+		open(state);
+		const buffer = bufferOf(ciphertext.subarray(0, ENCRYPTED_CHUNK_SIZE), ciphertext.subarray(ENCRYPTED_CHUNK_SIZE));
+		const lastLength = attachmentCiphertextLength(size) - ENCRYPTED_CHUNK_SIZE;
+		const chunks = [
+			{ index: 0, last: false, length: ENCRYPTED_CHUNK_SIZE },
+			{ index: 1, last: false, length: lastLength }
+		];
+		expect(failedOf(state.handle({ kind: 'job', session: 1, direction: 'decrypt', chunks, buffer }))).toBe(1);
+		expect(new Uint8Array(buffer).every((byte) => byte === 0)).toBe(true);
 	});
 
 	it('wipes the key it was sent, forgets a closed session, and counts the open ones', () => {
@@ -86,12 +109,12 @@ describe('a chunk worker', () => {
 		state.handle({ kind: 'close', session: 4 });
 		state.handle({ kind: 'close', session: 4 });
 		expect(state.handle({ kind: 'status' })).toEqual({ kind: 'status', openSessions: 1 });
+		const plain = bufferOf(plaintext.subarray(0, 65_536));
+		expect(state.handle(job(plain, { index: 0, last: false, length: 65_536 }, 4, 'encrypt'))).toMatchObject({ session: 4, failedIndex: 0 });
+		expect(new Uint8Array(plain).every((byte) => byte === 0)).toBe(true);
 		const buffer = bufferOf(ciphertext.subarray(0, ENCRYPTED_CHUNK_SIZE));
-		expect(state.handle(decryptJob(buffer, 4, 0, false))).toMatchObject({
-			session: 4,
-			index: 0,
-			ok: false
-		});
-		expect(okOf(state.handle(decryptJob(buffer, 5, 0, false)))).toBe(true);
+		expect(failedOf(state.handle(decryptJob(buffer, 4, 0, false)))).toBe(0);
+		const again = bufferOf(ciphertext.subarray(0, ENCRYPTED_CHUNK_SIZE));
+		expect(failedOf(state.handle(decryptJob(again, 5, 0, false)))).toBeNull();
 	});
 });

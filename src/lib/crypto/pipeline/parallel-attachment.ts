@@ -25,15 +25,24 @@ import {
 import { b64uEncode } from '../encoding';
 import { TAG_BYTES } from '../rules';
 import { ContractError, fail, type ContractCode } from '../../errors';
-import type { ChunkDirection } from './protocol';
+import { JOB_SLOT_BYTES, type ChunkDirection, type JobChunk } from './protocol';
 import type { ChunkWorkerPool } from './pool';
 
-/** Chunks handed to each worker before the pipeline waits for one to come back. */
-export const CHUNKS_IN_FLIGHT_PER_WORKER = 4;
+/** Chunks sent to a chunk worker in one message: each message between threads costs about as much as decrypting 20 KiB. */
+export const CHUNKS_PER_JOB = 4;
+/** Jobs handed to each worker before the pipeline waits for one to come back. */
+export const JOBS_IN_FLIGHT_PER_WORKER = 2;
+const JOB_BYTES = CHUNKS_PER_JOB * JOB_SLOT_BYTES;
+
+/** Consecutive chunks in one buffer, chunk k in slot k. */
+interface Job {
+	chunks: JobChunk[];
+	buffer: ArrayBuffer;
+}
 
 /**
- * What both directions share: chunk buffers reused from a free list, whole chunks waiting for a
- * worker, a cap on chunks in flight, pushes run one after another, and one failure that ends it all.
+ * What both directions share: job buffers reused from a free list, whole jobs waiting for a worker, a
+ * cap on jobs in flight, pushes run one after another, and one failure that ends it all.
  */
 abstract class ChunkPipeline {
 	protected readonly assembler: ChunkAssembler;
@@ -43,10 +52,11 @@ abstract class ChunkPipeline {
 	private readonly session: number;
 	private readonly maxInFlight: number;
 	private readonly free: ArrayBuffer[] = [];
-	private readonly waiting: Array<{ index: number; last: boolean; length: number; buffer: ArrayBuffer }> = [];
-	/** Chunks handed out and not yet finished with (hashed, or written to the ciphertext). */
+	private readonly waiting: Job[] = [];
+	/** Jobs handed out and not yet finished with (hashed, or written to the ciphertext). */
 	private inFlight = 0;
-	private current: ArrayBuffer | undefined;
+	/** The job being assembled, with a view of its whole buffer. */
+	private current: (Job & { bytes: Uint8Array }) | undefined;
 	private pushes: Promise<void> = Promise.resolve();
 	private wakers: Array<() => void> = [];
 	protected failure: ContractError | undefined;
@@ -62,15 +72,18 @@ abstract class ChunkPipeline {
 	) {
 		this.chunkCount = attachmentChunkCount(size);
 		this.chunkLength = direction === 'decrypt' ? encryptedChunkLengths(size) : plainChunkLengths(size);
-		this.maxInFlight = pool.size * CHUNKS_IN_FLIGHT_PER_WORKER;
+		this.maxInFlight = pool.size * JOBS_IN_FLIGHT_PER_WORKER;
 		this.assembler = new ChunkAssembler(
 			this.chunkCount,
 			this.chunkLength,
-			() => ({ bytes: new Uint8Array((this.current ??= this.free.pop() ?? new ArrayBuffer(ENCRYPTED_CHUNK_SIZE))), offset: 0 }),
+			() => {
+				const job = this.currentJob();
+				return { bytes: job.bytes, offset: job.chunks.length * JOB_SLOT_BYTES };
+			},
 			(index, last, length) => this.chunkAssembled(index, last, length)
 		);
 		this.session = pool.open(keys, {
-			chunkDone: (index, ok, buffer) => this.chunkReturned(index, ok, buffer),
+			jobDone: (chunks, failedIndex, buffer) => this.jobReturned(chunks, failedIndex, buffer),
 			failed: (reason) => this.stop(reason)
 		});
 		this.digest = new IncrementalDigest();
@@ -78,14 +91,25 @@ abstract class ChunkPipeline {
 
 	/** The bytes of a whole chunk just assembled in `buffer` (the plaintext to hash, when encrypting). */
 	protected abstract assembled(index: number, bytes: Uint8Array): void;
-	/** A chunk back from its worker, processed in place. */
-	protected abstract returned(index: number, buffer: ArrayBuffer): void;
+	/** A job back from its worker, its chunks processed in place. */
+	protected abstract returned(job: Job): void;
 
+	private currentJob(): Job & { bytes: Uint8Array } {
+		if (!this.current) {
+			const buffer = this.free.pop() ?? new ArrayBuffer(JOB_BYTES);
+			this.current = { chunks: [], buffer, bytes: new Uint8Array(buffer) };
+		}
+		return this.current;
+	}
+
+	/** A whole chunk in the current job; the job goes out when it is full or holds the last chunk. */
 	private chunkAssembled(index: number, last: boolean, length: number): void {
-		const buffer = this.current ?? this.free.pop() ?? new ArrayBuffer(ENCRYPTED_CHUNK_SIZE);
+		const { chunks, buffer } = this.currentJob();
+		this.assembled(index, new Uint8Array(buffer, chunks.length * JOB_SLOT_BYTES, length));
+		chunks.push({ index, last, length });
+		if (chunks.length < CHUNKS_PER_JOB && !last) return;
 		this.current = undefined;
-		this.assembled(index, new Uint8Array(buffer, 0, length));
-		this.waiting.push({ index, last, length, buffer });
+		this.waiting.push({ chunks, buffer });
 		this.dispatch();
 	}
 
@@ -96,13 +120,13 @@ abstract class ChunkPipeline {
 		}
 	}
 
-	private chunkReturned(index: number, ok: boolean, buffer: ArrayBuffer): void {
+	private jobReturned(chunks: JobChunk[], failedIndex: number | null, buffer: ArrayBuffer): void {
 		if (this.ended) return;
-		if (!ok) return this.stop(`chunk ${index} does not authenticate`);
-		this.returned(index, buffer);
+		if (failedIndex !== null) return this.stop(`chunk ${failedIndex} does not authenticate`);
+		this.returned({ chunks, buffer });
 	}
 
-	/** A chunk is finished with: its buffer is reused (every buffer is wiped at the end) and the next waiting chunk may go. */
+	/** A job is finished with: its buffer is reused (every buffer is wiped at the end) and the next waiting job may go. */
 	protected release(buffer: ArrayBuffer): void {
 		this.inFlight--;
 		this.free.push(buffer);
@@ -169,7 +193,7 @@ abstract class ChunkPipeline {
 	protected end(): void {
 		this.ended = true;
 		this.pool.close(this.session);
-		for (const buffer of [...this.free, ...this.waiting.map((job) => job.buffer), ...(this.current ? [this.current] : [])]) {
+		for (const buffer of [...this.free, ...this.waiting.map((job) => job.buffer), ...(this.current ? [this.current.buffer] : [])]) {
 			new Uint8Array(buffer).fill(0);
 		}
 		this.free.length = 0;
@@ -193,7 +217,8 @@ export class ParallelAttachmentDecryptor extends ChunkPipeline {
 	readonly meta: AttachmentMeta;
 	readonly ciphertextLength: number;
 	private readonly plaintext: Uint8Array;
-	private readonly returnedChunks = new Map<number, ArrayBuffer>();
+	/** Jobs back before their turn to be hashed, by their first chunk's index. */
+	private readonly returnedJobs = new Map<number, Job>();
 	private nextToHash = 0;
 
 	constructor(pool: ChunkWorkerPool, meta: AttachmentMeta | unknown) {
@@ -218,16 +243,18 @@ export class ParallelAttachmentDecryptor extends ChunkPipeline {
 		// Ciphertext is hashed nowhere: the digest is of the plaintext, in order, as chunks come back.
 	}
 
-	/** Chunks come back in any order; each is hashed and copied out in its turn. */
-	protected returned(index: number, buffer: ArrayBuffer): void {
-		this.returnedChunks.set(index, buffer);
-		for (let next = this.returnedChunks.get(this.nextToHash); next; next = this.returnedChunks.get(this.nextToHash)) {
-			this.returnedChunks.delete(this.nextToHash);
-			const plain = new Uint8Array(next, 0, this.chunkLength(this.nextToHash) - TAG_BYTES);
-			this.digest.update(plain);
-			this.plaintext.set(plain, this.nextToHash * CHUNK_SIZE);
-			this.nextToHash++;
-			this.release(next);
+	/** Jobs come back in any order; each chunk is hashed and copied out in its turn. */
+	protected returned(job: Job): void {
+		this.returnedJobs.set(job.chunks[0].index, job);
+		for (let next = this.returnedJobs.get(this.nextToHash); next; next = this.returnedJobs.get(this.nextToHash)) {
+			this.returnedJobs.delete(this.nextToHash);
+			for (const [slot, { index, length }] of next.chunks.entries()) {
+				const plain = new Uint8Array(next.buffer, slot * JOB_SLOT_BYTES, length - TAG_BYTES);
+				this.digest.update(plain);
+				this.plaintext.set(plain, index * CHUNK_SIZE);
+			}
+			this.nextToHash += next.chunks.length;
+			this.release(next.buffer);
 		}
 	}
 
@@ -255,8 +282,8 @@ export class ParallelAttachmentDecryptor extends ChunkPipeline {
 
 	protected wipe(): void {
 		this.plaintext.fill(0);
-		for (const buffer of this.returnedChunks.values()) new Uint8Array(buffer).fill(0);
-		this.returnedChunks.clear();
+		for (const { buffer } of this.returnedJobs.values()) new Uint8Array(buffer).fill(0);
+		this.returnedJobs.clear();
 	}
 }
 
@@ -285,8 +312,10 @@ export class ParallelAttachmentEncryptor extends ChunkPipeline {
 		this.digest.update(bytes);
 	}
 
-	protected returned(index: number, buffer: ArrayBuffer): void {
-		this.ciphertext.set(new Uint8Array(buffer, 0, this.chunkLength(index) + TAG_BYTES), index * ENCRYPTED_CHUNK_SIZE);
+	protected returned({ chunks, buffer }: Job): void {
+		for (const [slot, { index, length }] of chunks.entries()) {
+			this.ciphertext.set(new Uint8Array(buffer, slot * JOB_SLOT_BYTES, length + TAG_BYTES), index * ENCRYPTED_CHUNK_SIZE);
+		}
 		this.release(buffer);
 	}
 

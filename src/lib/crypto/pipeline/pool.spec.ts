@@ -17,8 +17,8 @@ function listener() {
 	const heard: string[] = [];
 	const chunks: ArrayBuffer[] = [];
 	const session: SessionListener = {
-		chunkDone: (index, ok, buffer) => {
-			heard.push(`${index}:${ok}`);
+		jobDone: (jobChunks, failedIndex, buffer) => {
+			heard.push(`${jobChunks.map((chunk) => chunk.index).join(',')}:${failedIndex}`);
 			chunks.push(buffer);
 		},
 		failed: (reason) => heard.push(`failed: ${reason}`)
@@ -27,10 +27,14 @@ function listener() {
 }
 
 const keys = { fileKey: new Uint8Array(32), nonceBase: new Uint8Array(24), attachmentId: 'att_poolSpec0001' };
-const job = (index: number) => ({ direction: 'decrypt' as const, index, last: false, length: 20, buffer: new ArrayBuffer(64) });
+const job = (index: number) => ({
+	direction: 'decrypt' as const,
+	chunks: [{ index, last: false, length: 20 }],
+	buffer: new ArrayBuffer(64)
+});
 
 describe('the chunk worker pool', () => {
-	it('starts its workers at the first session, opens each session on all of them, and gives each chunk to the least busy', () => {
+	it('starts its workers at the first session, opens each session on all of them, and gives each job to the least busy', () => {
 		const { pool, workers } = recordingPool(3);
 		expect(workers).toHaveLength(0);
 		const { session, heard } = listener();
@@ -38,24 +42,24 @@ describe('the chunk worker pool', () => {
 		expect(workers.map((worker) => worker.sent.map((message) => message.kind))).toEqual([['open'], ['open'], ['open']]);
 		for (let index = 0; index < 4; index++) pool.dispatch(id, job(index));
 		const chunksOf = (worker: (typeof workers)[number]) =>
-			worker.sent.filter((message) => message.kind === 'chunk').map((message) => (message as { index: number }).index);
+			worker.sent.flatMap((message) => (message.kind === 'job' ? [message.chunks[0].index] : []));
 		expect(workers.map(chunksOf)).toEqual([[0, 3], [1], [2]]);
-		workers[1].events.message({ kind: 'chunk', session: id, index: 1, ok: true, buffer: new ArrayBuffer(8) });
+		workers[1].events.message({ kind: 'job', session: id, chunks: job(1).chunks, failedIndex: null, buffer: new ArrayBuffer(8) });
 		pool.dispatch(id, job(4));
 		expect(chunksOf(workers[1])).toEqual([1, 4]);
-		expect(heard).toEqual(['1:true']);
+		expect(heard).toEqual(['1:null']);
 		pool.close(id);
 		expect(workers.every((worker) => worker.sent.at(-1)?.kind === 'close')).toBe(true);
 	});
 
-	it('wipes a chunk that comes back after its session ended, and hands it to no one', () => {
+	it('wipes a job that comes back after its session ended, and hands it to no one', () => {
 		const { pool, workers } = recordingPool(1);
 		const { session, heard } = listener();
 		const id = pool.open(keys, session);
 		pool.dispatch(id, job(0));
 		pool.close(id);
 		const late = new Uint8Array(16).fill(0xab);
-		workers[0].events.message({ kind: 'chunk', session: id, index: 0, ok: true, buffer: late.buffer });
+		workers[0].events.message({ kind: 'job', session: id, chunks: job(0).chunks, failedIndex: null, buffer: late.buffer });
 		expect(late.every((byte) => byte === 0)).toBe(true);
 		expect(heard).toEqual([]);
 	});

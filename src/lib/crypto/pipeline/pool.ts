@@ -1,9 +1,9 @@
 /**
  * A pool of chunk workers shared by every attachment pipeline of a thread (docs/crypto-worker.md,
- * "Parallel chunks"). Each chunk goes to the worker with the fewest chunks outstanding. A worker that
+ * "Parallel chunks"). Each job of chunks goes to the worker with the fewest jobs outstanding. A worker that
  * dies fails every open session (its keys and its chunks are gone) and is replaced for the next one.
  */
-import type { ChunkDirection, FromChunkWorker, ToChunkWorker } from './protocol';
+import type { ChunkDirection, FromChunkWorker, JobChunk, ToChunkWorker } from './protocol';
 
 /** One chunk worker as the pool sees it, whatever starts it. */
 export interface ChunkWorkerPort {
@@ -22,7 +22,8 @@ export type StartChunkWorker = (events: ChunkWorkerEvents) => ChunkWorkerPort;
 
 /** What a pipeline hears of its session. */
 export interface SessionListener {
-	chunkDone(index: number, ok: boolean, buffer: ArrayBuffer): void;
+	/** A job came back: its chunks processed in place, or `failedIndex` (the buffer then zeroed). */
+	jobDone(chunks: JobChunk[], failedIndex: number | null, buffer: ArrayBuffer): void;
 	failed(reason: string): void;
 }
 
@@ -71,8 +72,8 @@ export class ChunkWorkerPool {
 		}
 		slot.outstanding--;
 		const listener = this.sessions.get(message.session);
-		// A chunk of a session that ended (failed or aborted) may hold plaintext: wiped, then dropped.
-		if (listener) listener.chunkDone(message.index, message.ok, message.buffer);
+		// A job of a session that ended (failed or aborted) may hold plaintext: wiped, then dropped.
+		if (listener) listener.jobDone(message.chunks, message.failedIndex, message.buffer);
 		else new Uint8Array(message.buffer).fill(0);
 	}
 
@@ -98,14 +99,14 @@ export class ChunkWorkerPool {
 		return session;
 	}
 
-	/** Hands one chunk, in `buffer`, to the least busy worker; the buffer is transferred. */
-	dispatch(session: number, job: { direction: ChunkDirection; index: number; last: boolean; length: number; buffer: ArrayBuffer }): void {
+	/** Hands a job of chunks, in `buffer`, to the least busy worker; the buffer is transferred. */
+	dispatch(session: number, job: { direction: ChunkDirection; chunks: JobChunk[]; buffer: ArrayBuffer }): void {
 		const slot = this.slots.reduce((best, candidate) => (candidate.outstanding < best.outstanding ? candidate : best));
 		slot.outstanding++;
-		slot.port.post({ kind: 'chunk', session, ...job }, [job.buffer]);
+		slot.port.post({ kind: 'job', session, ...job }, [job.buffer]);
 	}
 
-	/** Wipes the session's key in every worker; chunks still out are dropped when they return. */
+	/** Wipes the session's key in every worker; jobs still out are wiped and dropped when they return. */
 	close(session: number): void {
 		if (!this.sessions.delete(session)) return;
 		for (const slot of this.slots) slot.port.post({ kind: 'close', session });

@@ -3,6 +3,7 @@
  * chunks"). They pass only between our own workers: F reaches a chunk worker in `open` and is wiped
  * there at `close`; chunk buffers are transferred both ways, never copied.
  */
+import { ENCRYPTED_CHUNK_SIZE } from '../attachment';
 
 export type ChunkDirection = 'decrypt' | 'encrypt';
 
@@ -15,17 +16,26 @@ export interface OpenSession {
 	attachmentId: string;
 }
 
-/**
- * One chunk to process in place: `length` bytes at the start of `buffer` (65,552 bytes long), the
- * ciphertext of chunk `index` to decrypt or its plaintext to encrypt.
- */
-export interface ChunkJob {
-	kind: 'chunk';
-	session: number;
-	direction: ChunkDirection;
+/** One chunk of a job: its index in the file, whether it is the file's last, and its length. */
+export interface JobChunk {
 	index: number;
 	last: boolean;
+	/** Bytes of ciphertext to decrypt, or of plaintext to encrypt. */
 	length: number;
+}
+
+/** Each chunk of a job has a slot of 65,552 bytes in its buffer: room for a plaintext chunk and its tag. */
+export const JOB_SLOT_BYTES = ENCRYPTED_CHUNK_SIZE;
+
+/**
+ * Consecutive chunks to process in place, several per message (a message between threads costs about
+ * as much as decrypting a few KiB): chunk k of `chunks` is the first `length` bytes of slot k of `buffer`.
+ */
+export interface ChunkJob {
+	kind: 'job';
+	session: number;
+	direction: ChunkDirection;
+	chunks: JobChunk[];
 	buffer: ArrayBuffer;
 }
 
@@ -42,12 +52,15 @@ export interface StatusRequest {
 
 export type ToChunkWorker = OpenSession | ChunkJob | CloseSession | StatusRequest;
 
-/** A processed chunk: `ok` false when it does not authenticate (or the session is unknown). */
-export interface ChunkDone {
-	kind: 'chunk';
+/**
+ * A processed job, its chunks in place in `buffer`; `failedIndex` is the first chunk that did not
+ * authenticate (or every chunk's, when the session is unknown), and then the whole buffer comes back zeroed.
+ */
+export interface JobDone {
+	kind: 'job';
 	session: number;
-	index: number;
-	ok: boolean;
+	chunks: JobChunk[];
+	failedIndex: number | null;
 	buffer: ArrayBuffer;
 }
 
@@ -56,4 +69,4 @@ export interface WorkerStatus {
 	openSessions: number;
 }
 
-export type FromChunkWorker = ChunkDone | WorkerStatus;
+export type FromChunkWorker = JobDone | WorkerStatus;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PIECE_BYTES, pumpPieces } from './stream-pump';
 
-const data = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 13) & 255);
+const data = Uint8Array.from({ length: 1_500_000 }, (_, i) => (i * 13) & 255);
 
 /** A byte stream like a fetch body: it hands out whatever fits the reader's buffer. */
 function byteStream(source: Uint8Array): ReadableStream<Uint8Array> {
@@ -27,6 +27,7 @@ function byteStream(source: Uint8Array): ReadableStream<Uint8Array> {
 /** A worker stand-in that keeps the bytes and hands each buffer back, as the real one does. */
 function receiver() {
 	const pieces: Uint8Array[] = [];
+	const sizes = () => pieces.map((piece) => piece.byteLength);
 	const send = async (piece: Uint8Array) => {
 		pieces.push(piece.slice());
 		return structuredClone(piece.buffer, { transfer: [piece.buffer as ArrayBuffer] }) as ArrayBuffer; // detaches, as comlink's transfer does
@@ -36,18 +37,28 @@ function receiver() {
 		pieces.reduce((offset, piece) => (out.set(piece, offset), offset + piece.length), 0);
 		return out;
 	};
-	return { send, received };
+	return { send, received, sizes };
 }
 
 describe('pumping a download to the worker', () => {
-	it('reads a byte stream into a small pool of reused buffers and sends every byte in order', async () => {
-		const { send, received } = receiver();
+	it('reads a byte stream into a small pool of reused buffers, each filled whole, and sends every byte in order', async () => {
+		const { send, received, sizes } = receiver();
 		let sent = 0;
 		const { buffersAllocated } = await pumpPieces(byteStream(data), send, (bytes) => (sent += bytes));
 		expect(Buffer.compare(received(), data)).toBe(0);
 		expect(sent).toBe(data.length);
-		expect(buffersAllocated).toBe(4); // 300,000 bytes in pieces of at most 50,000: the pool of 4 is refilled, never grown
-		expect(PIECE_BYTES).toBe(65_536);
+		// reads of at most 50,000 bytes gathered into pieces of 256 KiB; the pool of 4 is refilled, never grown
+		expect(PIECE_BYTES).toBe(262_144);
+		expect(sizes()).toEqual([...Array<number>(5).fill(PIECE_BYTES), data.length - 5 * PIECE_BYTES]);
+		expect(buffersAllocated).toBe(4);
+	});
+
+	it('a byte stream that ends at a piece boundary sends no empty piece', async () => {
+		const { send, received, sizes } = receiver();
+		const exact = data.subarray(0, 2 * PIECE_BYTES);
+		await pumpPieces(byteStream(exact), send, () => undefined);
+		expect(sizes()).toEqual([PIECE_BYTES, PIECE_BYTES]);
+		expect(Buffer.compare(received(), exact)).toBe(0);
 	});
 
 	it('sends a plain stream chunk by chunk, copying only chunks that share a buffer', async () => {
@@ -127,7 +138,7 @@ describe('pumping a download to the worker', () => {
 			() => undefined
 		);
 		expect(Buffer.compare(received(), data)).toBe(0);
-		expect(buffersAllocated).toBe(Math.ceil(data.length / 50_000) + 1); // one per piece, and one for the end
+		expect(buffersAllocated).toBe(Math.ceil(data.length / PIECE_BYTES)); // one per piece
 	});
 
 	it('transfers a chunk that owns its buffer, sends no empty chunk, and refuses a stream of anything but bytes', async () => {

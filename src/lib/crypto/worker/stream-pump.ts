@@ -5,7 +5,7 @@
  * leaves no garbage behind on either side of the boundary.
  */
 
-export const PIECE_BYTES = 64 * 1024;
+export const PIECE_BYTES = 256 * 1024;
 const IN_FLIGHT = 4;
 
 /** A piece that can be transferred whole: its view covers its entire buffer (so it starts at 0). */
@@ -22,6 +22,23 @@ function readerOf(stream: ReadableStream<Uint8Array>): {
 	} catch {
 		return { reader: stream.getReader(), byob: false }; // not a byte stream
 	}
+}
+
+/**
+ * Reads into `buffer` until it is full or the stream ends: a network read brings a few KiB at a time,
+ * and each message to the worker costs about as much as copying 64 KiB, so pieces go over whole.
+ */
+async function fillPiece(reader: ReadableStreamBYOBReader, buffer: ArrayBuffer): Promise<{ piece: Uint8Array; done: boolean }> {
+	let current = buffer;
+	let filled = 0;
+	while (filled < current.byteLength) {
+		const read = await reader.read(new Uint8Array(current, filled));
+		// each read transfers the buffer: what comes back is the same memory under a new ArrayBuffer
+		if (read.value) current = read.value.buffer as ArrayBuffer;
+		filled += read.value?.byteLength ?? 0;
+		if (read.done) return { piece: new Uint8Array(current, 0, filled), done: true };
+	}
+	return { piece: new Uint8Array(current), done: false };
 }
 
 /**
@@ -65,12 +82,16 @@ export async function pumpPieces(
 		for (;;) {
 			while (inFlight.size >= IN_FLIGHT && !failure) await Promise.race(inFlight);
 			if (failure) break;
-			const read = byob
-				? await (reader as ReadableStreamBYOBReader).read(new Uint8Array(free.pop() ?? allocate()))
-				: await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+			if (byob) {
+				const { piece, done } = await fillPiece(reader as ReadableStreamBYOBReader, free.pop() ?? allocate());
+				if (piece.byteLength > 0) dispatch(piece);
+				if (done) break;
+				continue;
+			}
+			const read = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
 			if (read.done) break;
 			if (!(read.value instanceof Uint8Array)) throw new TypeError('the stream must yield bytes');
-			if (read.value.byteLength > 0) dispatch(byob ? read.value : ownBuffer(read.value));
+			if (read.value.byteLength > 0) dispatch(ownBuffer(read.value));
 		}
 		await Promise.all(inFlight);
 	} catch (error) {
