@@ -4,12 +4,17 @@ import { codeOf } from '../errors';
 import { codeOfCall } from './test-support';
 import {
 	AttachmentDecryptor,
+	attachmentChunkAd,
 	attachmentCiphertextLength,
+	attachmentKeysOf,
 	buildAttachmentMeta,
+	ChunkCipher,
 	decryptAttachment,
+	digestMatches,
 	ENCRYPTED_CHUNK_SIZE,
 	encryptAttachment,
-	AttachmentEncryptor
+	AttachmentEncryptor,
+	IncrementalDigest
 } from './attachment';
 import { CHUNK_SIZE, type AttachmentMeta } from './attachment-meta';
 import { b64uEncode } from './encoding';
@@ -207,5 +212,86 @@ describe('attachments (contract 6.5)', () => {
 		expect(() => new AttachmentEncryptor({ attachmentId, size: 1, fileKey: new Uint8Array(31) })).toThrow(/^file key /);
 		expect(() => new AttachmentEncryptor({ attachmentId, size: 1, nonceBase: new Uint8Array(23) })).toThrow(/^nonceBase /);
 		expect(() => new AttachmentEncryptor({ attachmentId, size: -1 })).toThrow(/^size must be an integer from 0 to 26214400/);
+	});
+
+	it('builds each chunk’s AD from the attachment id, the index and whether it is the last', () => {
+		expect(attachmentChunkAd('att_adCheck00001', 7, true)).toBe('Service|v1|att|att_adCheck00001|7|1');
+		expect(attachmentChunkAd('att_adCheck00001', 0, false)).toBe('Service|v1|att|att_adCheck00001|0|0');
+	});
+
+	it('names the field of a meta whose key, nonce or digest has the wrong length', () => {
+		const { meta } = encrypted(10);
+		const short = b64uEncode(new Uint8Array(8));
+		expect(() => attachmentKeysOf({ ...meta, key: short })).toThrow('key must be 32 bytes, got 8');
+		expect(() => attachmentKeysOf({ ...meta, nonce: short })).toThrow('nonce must be 24 bytes, got 8');
+		expect(() => digestMatches(new Uint8Array(32), { ...meta, digest: short })).toThrow('digest must be 32 bytes, got 8');
+	});
+});
+
+describe('what the attachment ciphers leave in the WASM heap', () => {
+	/** Whether `bytes` appear anywhere in the heap of libsodium's WASM instance. */
+	const inHeap = (heap: Uint8Array, bytes: Uint8Array) =>
+		Buffer.from(heap.buffer, heap.byteOffset, heap.byteLength).indexOf(Buffer.from(bytes)) >= 0;
+	const randomKeys = () => ({ fileKey: randomFile(32), nonceBase: randomFile(24) });
+
+	it('a chunk cipher keeps its own nonce base, and wipes the plaintext and ciphertext it handled', () => {
+		const keys = randomKeys();
+		const plaintext = randomFile(CHUNK_SIZE + 1);
+		const { ciphertext } = encryptAttachment(plaintext, { attachmentId, ...keys });
+		const cipher = new ChunkCipher(keys.fileKey, keys.nonceBase, attachmentId);
+		keys.nonceBase.fill(0);
+		const heap = () => cipher.heap;
+		// past the plaintext, the output buffer is not the cipher's to touch
+		heap().fill(0xaa, cipher.output + CHUNK_SIZE, cipher.output + ENCRYPTED_CHUNK_SIZE);
+		const chunk = ciphertext.slice(0, ENCRYPTED_CHUNK_SIZE);
+		expect(cipher.decryptInPlace(0, false, chunk, ENCRYPTED_CHUNK_SIZE)).toBe(true);
+		expect(Buffer.compare(chunk.subarray(0, CHUNK_SIZE), plaintext.subarray(0, CHUNK_SIZE))).toBe(0);
+		expect(
+			heap()
+				.subarray(cipher.output, cipher.output + CHUNK_SIZE)
+				.every((byte) => byte === 0)
+		).toBe(true);
+		expect(
+			heap()
+				.subarray(cipher.output + CHUNK_SIZE, cipher.output + ENCRYPTED_CHUNK_SIZE)
+				.every((byte) => byte === 0xaa)
+		).toBe(true);
+
+		cipher.encryptInPlace(0, false, chunk, CHUNK_SIZE);
+		expect(Buffer.compare(chunk, ciphertext.subarray(0, ENCRYPTED_CHUNK_SIZE))).toBe(0);
+		expect(
+			heap()
+				.subarray(cipher.input, cipher.input + CHUNK_SIZE)
+				.every((byte) => byte === 0)
+		).toBe(true);
+		cipher.release();
+	});
+
+	it('releasing a chunk cipher or a digest leaves neither the key nor the last hashed bytes in the heap', () => {
+		const { fileKey, nonceBase } = randomKeys();
+		const cipher = new ChunkCipher(fileKey, nonceBase, attachmentId);
+		expect(inHeap(cipher.heap, fileKey)).toBe(true);
+		cipher.release();
+		expect(inHeap(cipher.heap, fileKey)).toBe(false);
+
+		const hashed = randomFile(1000);
+		const digest = new IncrementalDigest();
+		digest.update(hashed);
+		digest.final();
+		expect(inHeap(cipher.heap, hashed)).toBe(true);
+		digest.release();
+		expect(inHeap(cipher.heap, hashed)).toBe(false);
+	});
+
+	it('a finished encryption or decryption leaves no copy of F in the heap', () => {
+		const keys = randomKeys();
+		const plaintext = randomFile(CHUNK_SIZE + 100);
+		const heap = new ChunkCipher(randomFile(32), randomFile(24), attachmentId);
+		heap.release();
+		const encryption = encryptAttachment(plaintext, { attachmentId, ...keys });
+		expect(inHeap(heap.heap, keys.fileKey)).toBe(false);
+		const meta = buildAttachmentMeta({ attachmentId, name: 'f.bin', mime: 'application/octet-stream', size: plaintext.length, encryption });
+		expect(Buffer.compare(decryptAttachment(encryption.ciphertext, meta), plaintext)).toBe(0);
+		expect(inHeap(heap.heap, keys.fileKey)).toBe(false);
 	});
 });
