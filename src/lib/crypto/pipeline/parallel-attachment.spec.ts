@@ -2,12 +2,16 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeChunkWorkerPool } from '../../../../tests/support/node-chunk-workers';
 import { buildAttachmentMeta, ENCRYPTED_CHUNK_SIZE, encryptAttachment } from '../attachment';
+import { CHUNK_SIZE } from '../attachment-meta';
 import type { AttachmentMeta } from '../attachment-meta';
 import { initCrypto } from '../sodium';
 import { codeOfAsyncCall } from '../test-support';
 import { coreImplementation, withAttachmentPipeline } from '../vectors/implementation';
 import { attachmentPattern, conformanceCases, runCase } from '../vectors/runner';
+import { ChunkWorkerState } from './chunk-worker';
 import { ParallelAttachmentDecryptor, ParallelAttachmentEncryptor } from './parallel-attachment';
+import { ChunkWorkerPool, type ChunkWorkerEvents } from './pool';
+import type { ChunkJob } from './protocol';
 
 const pool = nodeChunkWorkerPool(2);
 const attachmentId = 'att_pipelineSpec01';
@@ -15,12 +19,25 @@ const size = 12 * 65_536 + 1000;
 const plaintext = attachmentPattern(size);
 let ciphertext: Uint8Array;
 let meta: AttachmentMeta;
+/** A file whose chunks all differ (in `plaintext` every whole chunk is the same), so a chunk out of place shows. */
+const distinct = Uint8Array.from({ length: size }, (_, i) => (i * 31 + 7 + Math.floor(i / CHUNK_SIZE) * 11) & 255);
+let distinctCiphertext: Uint8Array;
+let distinctMeta: AttachmentMeta;
 
 beforeAll(async () => {
 	await initCrypto();
 	const encryption = encryptAttachment(plaintext, { attachmentId });
 	ciphertext = encryption.ciphertext;
 	meta = buildAttachmentMeta({ attachmentId, name: 'pattern.bin', mime: 'application/octet-stream', size, encryption });
+	const distinctEncryption = encryptAttachment(distinct, { attachmentId });
+	distinctCiphertext = distinctEncryption.ciphertext;
+	distinctMeta = buildAttachmentMeta({
+		attachmentId,
+		name: 'distinct.bin',
+		mime: 'application/octet-stream',
+		size,
+		encryption: distinctEncryption
+	});
 });
 afterAll(() => pool.terminate());
 
@@ -35,6 +52,69 @@ async function decrypt(bytes: Uint8Array, metaOf: unknown = meta, pieceSize = 50
 	});
 	const held = (decryptor as unknown as { plaintext: Uint8Array }).plaintext;
 	return { code, decryptor, nothingKept: held.every((byte) => byte === 0) };
+}
+
+/**
+ * A pool whose chunk workers run in this thread and answer a job only when the test says so: what is in
+ * flight, and the order jobs come back in, are the test's to choose. Each worker gets what a thread would:
+ * a copy of each message, the job's buffer moved over.
+ */
+function heldPool(size: number) {
+	const workers: ChunkWorkerEvents[] = [];
+	const held: Array<{ events: ChunkWorkerEvents; state: ChunkWorkerState; job: ChunkJob }> = [];
+	/** The file keys the pool was given to open sessions with (the pipeline's own copies). */
+	const openedKeys: Uint8Array[] = [];
+	/** Every buffer a worker handed back, in order. */
+	const returnedBuffers: ArrayBuffer[] = [];
+	const pool = new ChunkWorkerPool((events) => {
+		const state = new ChunkWorkerState();
+		workers.push(events);
+		return {
+			post: (message, transfer) => {
+				if (message.kind === 'open') openedKeys.push(message.fileKey);
+				const received = structuredClone(message, { transfer: transfer as ArrayBuffer[] });
+				if (received.kind === 'job') return void held.push({ events, state, job: received });
+				const reply = state.handle(received);
+				if (reply) events.message(reply);
+			},
+			terminate: () => undefined
+		};
+	}, size);
+	return {
+		pool,
+		workers,
+		openedKeys,
+		returnedBuffers,
+		/** The chunks of each job handed out and not answered yet, in the order they went out. */
+		heldJobs: () => held.map(({ job }) => job.chunks.map((chunk) => chunk.index)),
+		/** A worker answers the job at `position` among those held. */
+		answer(position = 0) {
+			const [{ events, state, job }] = held.splice(position, 1);
+			const reply = state.handle(job)!;
+			if (reply.kind === 'job') returnedBuffers.push(reply.buffer);
+			events.message(reply);
+		}
+	};
+}
+
+/** Lets every promise reaction already queued run: with a held pool, the pipeline moves on nothing else. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+const isWiped = (buffer: ArrayBuffer) => new Uint8Array(buffer).every((byte) => byte === 0);
+
+/** The pipeline, fed `file` in pieces of `pieceSize`, encrypts it exactly as the core does under the same keys. */
+async function expectSameEncryption(file: Uint8Array, pieceSize: number): Promise<void> {
+	const encryption = encryptAttachment(file, { attachmentId });
+	const encryptor = new ParallelAttachmentEncryptor(pool, {
+		attachmentId,
+		size: file.length,
+		fileKey: encryption.fileKey,
+		nonceBase: encryption.nonceBase
+	});
+	for (let offset = 0; offset < file.length; offset += pieceSize) await encryptor.push(file.subarray(offset, offset + pieceSize));
+	const parallel = await encryptor.finish();
+	expect(Buffer.compare(parallel.ciphertext, encryption.ciphertext)).toBe(0);
+	expect(parallel.digest).toBe(encryption.digest);
 }
 
 /** Every worker has wiped and forgotten every session's key. */
@@ -54,17 +134,7 @@ describe('the parallel chunk pipeline', () => {
 				await decryptor.push(ciphertext.subarray(offset, offset + pieceSize));
 			expect(Buffer.compare(await decryptor.finish(), plaintext)).toBe(0);
 		}
-		const encryption = encryptAttachment(plaintext, { attachmentId });
-		const encryptor = new ParallelAttachmentEncryptor(pool, {
-			attachmentId,
-			size,
-			fileKey: encryption.fileKey,
-			nonceBase: encryption.nonceBase
-		});
-		for (let offset = 0; offset < size; offset += 77_777) await encryptor.push(plaintext.subarray(offset, offset + 77_777));
-		const again = await encryptor.finish();
-		expect(Buffer.compare(again.ciphertext, encryption.ciphertext)).toBe(0);
-		expect(again.digest).toBe(encryption.digest);
+		await expectSameEncryption(plaintext, 77_777);
 		await expectAllKeysReleased();
 	});
 
@@ -156,11 +226,129 @@ describe('the parallel chunk pipeline', () => {
 		const shorter = new ParallelAttachmentEncryptor(pool, { attachmentId, size: 10 });
 		await shorter.push(new Uint8Array(9));
 		expect(await codeOfAsyncCall(() => shorter.finish())).toBe('INVALID_INPUT');
+		await expect(shorter.finish()).rejects.toMatchObject({
+			code: 'INVALID_INPUT',
+			message: 'attachment: the file is shorter than its declared size 10'
+		});
 		const done = new ParallelAttachmentEncryptor(pool, { attachmentId, size: 0 });
 		expect((await done.finish()).ciphertext).toHaveLength(16);
 		expect(await codeOfAsyncCall(() => done.push(new Uint8Array(1)))).toBe('INVALID_INPUT');
 		const decrypted = await decrypt(ciphertext);
 		expect(await codeOfAsyncCall(() => decrypted.decryptor.push(new Uint8Array(1)))).toBe('DECRYPT_FAILED');
 		await expectAllKeysReleased();
+	});
+
+	it('puts each chunk of a file whose chunks all differ in its place, encrypting and decrypting', async () => {
+		await expectSameEncryption(distinct, 100_000);
+
+		const decryptor = new ParallelAttachmentDecryptor(pool, distinctMeta);
+		for (let offset = 0; offset < distinctCiphertext.length; offset += 100_000)
+			await decryptor.push(distinctCiphertext.subarray(offset, offset + 100_000));
+		expect(Buffer.compare(await decryptor.finish(), distinct)).toBe(0);
+		await expectAllKeysReleased();
+	});
+
+	it('says what failed: the chunk that does not authenticate, a ciphertext too long or too short, or the digest', async () => {
+		const flipped = ciphertext.slice();
+		flipped[5 * ENCRYPTED_CHUNK_SIZE + 100] ^= 0x01;
+		const cases: Array<[Uint8Array, unknown, string]> = [
+			[flipped, meta, 'attachment: chunk 5 does not authenticate'],
+			[Buffer.concat([ciphertext, new Uint8Array(1)]), meta, 'attachment: the ciphertext is longer than the meta size allows'],
+			[ciphertext.subarray(0, 100_000), meta, `attachment: the ciphertext is 100000 bytes, expected ${ciphertext.length}`],
+			[ciphertext, { ...meta, digest: distinctMeta.digest }, 'attachment: the plaintext digest differs from the meta']
+		];
+		for (const [bytes, faultyMeta, message] of cases) {
+			const { decryptor } = await decrypt(bytes, faultyMeta);
+			await expect(decryptor.finish()).rejects.toMatchObject({ code: 'DECRYPT_FAILED', message });
+		}
+		await expectAllKeysReleased();
+	});
+
+	it('once finished, refuses a push and a second finish, and a late abort wipes nothing it delivered', async () => {
+		const decryptor = new ParallelAttachmentDecryptor(pool, meta);
+		await decryptor.push(ciphertext);
+		const delivered = await decryptor.finish();
+		const finishedAlready = { code: 'DECRYPT_FAILED', message: 'the attachment pipeline has finished' };
+		await expect(decryptor.push(new Uint8Array(1))).rejects.toMatchObject(finishedAlready);
+		await expect(decryptor.finish()).rejects.toMatchObject(finishedAlready);
+		decryptor.abort();
+		expect(Buffer.compare(delivered, plaintext)).toBe(0);
+		await expectAllKeysReleased();
+	});
+
+	it('an abort says why, and a second one keeps the first reason', async () => {
+		const decryptor = new ParallelAttachmentDecryptor(pool, meta);
+		const first = decryptor.abort();
+		expect(first.message).toBe('attachment: aborted');
+		expect(first.code).toBe('DECRYPT_FAILED');
+		expect(decryptor.abort('the page gave up')).toBe(first);
+		await expect(decryptor.finish()).rejects.toBe(first);
+		await expectAllKeysReleased();
+	});
+});
+
+describe('the parallel chunk pipeline, its workers answering when the test says', () => {
+	it('hands each worker at most two jobs of four chunks, and a push returns once its chunks are handed out', async () => {
+		const workers = heldPool(1);
+		const decryptor = new ParallelAttachmentDecryptor(workers.pool, distinctMeta);
+		let pushed = false;
+		const push = decryptor.push(distinctCiphertext).then(() => (pushed = true));
+		await settle();
+		expect(workers.heldJobs()).toEqual([
+			[0, 1, 2, 3],
+			[4, 5, 6, 7]
+		]);
+		expect(pushed).toBe(false);
+		// The second job back first: it is hashed after the first, so its buffer is not free yet and no job goes out.
+		workers.answer(1);
+		await settle();
+		expect(workers.heldJobs()).toEqual([[0, 1, 2, 3]]);
+		expect(pushed).toBe(false);
+		workers.answer(0);
+		await push;
+		expect(workers.heldJobs()).toEqual([[8, 9, 10, 11], [12]]);
+		const finished = decryptor.finish();
+		workers.answer(1);
+		workers.answer(0);
+		expect(Buffer.compare(await finished, distinct)).toBe(0);
+		// The plaintext left in the job buffers is wiped once it is delivered.
+		expect(workers.returnedBuffers.every(isWiped)).toBe(true);
+		expect(await workers.pool.status()).toEqual([0]);
+	});
+
+	it('a worker that stops while a push waits for it fails that push, and nothing decrypted is kept', async () => {
+		const workers = heldPool(1);
+		const decryptor = new ParallelAttachmentDecryptor(workers.pool, distinctMeta);
+		const push = decryptor.push(distinctCiphertext);
+		await settle();
+		workers.answer(0);
+		await settle();
+		expect(workers.heldJobs()).toEqual([
+			[4, 5, 6, 7],
+			[8, 9, 10, 11]
+		]);
+		workers.workers[0].failed('killed');
+		await expect(push).rejects.toMatchObject({ code: 'DECRYPT_FAILED', message: 'attachment: a chunk worker stopped: killed' });
+		expect((decryptor as unknown as { plaintext: Uint8Array }).plaintext.every((byte) => byte === 0)).toBe(true);
+		expect(workers.returnedBuffers.every(isWiped)).toBe(true);
+	});
+
+	it('wipes its copy of the file key once the workers have theirs, and the plaintext of a job it was assembling when stopped', async () => {
+		const workers = heldPool(1);
+		new ParallelAttachmentDecryptor(workers.pool, distinctMeta).abort();
+		expect(workers.openedKeys).toHaveLength(1);
+		expect(workers.openedKeys[0]).toEqual(new Uint8Array(32));
+
+		const encryptor = new ParallelAttachmentEncryptor(workers.pool, { attachmentId, size });
+		await encryptor.push(distinct.subarray(0, 4 * CHUNK_SIZE));
+		workers.answer(0);
+		// The buffer of the first job came back: the next job is assembled in it.
+		await encryptor.push(distinct.subarray(4 * CHUNK_SIZE, 5 * CHUNK_SIZE + 10));
+		const reused = new Uint8Array(workers.returnedBuffers[0]);
+		expect(Buffer.compare(reused.subarray(0, CHUNK_SIZE), distinct.subarray(4 * CHUNK_SIZE, 5 * CHUNK_SIZE))).toBe(0);
+		encryptor.abort();
+		expect(reused.every((byte) => byte === 0)).toBe(true);
+		expect(encryptor.ciphertext.every((byte) => byte === 0)).toBe(true);
+		expect(await workers.pool.status()).toEqual([0]);
 	});
 });

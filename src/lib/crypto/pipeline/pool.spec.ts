@@ -4,11 +4,14 @@ import type { ToChunkWorker } from './protocol';
 
 /** Chunk workers that only record what they are sent; the test answers for them. */
 function recordingPool(size: number) {
-	const workers: Array<{ events: ChunkWorkerEvents; sent: ToChunkWorker[]; terminated: boolean }> = [];
+	const workers: Array<{ events: ChunkWorkerEvents; sent: ToChunkWorker[]; transferred: Transferable[][]; terminated: boolean }> = [];
 	const pool = new ChunkWorkerPool((events) => {
-		const worker = { events, sent: [] as ToChunkWorker[], terminated: false };
+		const worker = { events, sent: [] as ToChunkWorker[], transferred: [] as Transferable[][], terminated: false };
 		workers.push(worker);
-		return { post: (message) => worker.sent.push(message), terminate: () => (worker.terminated = true) };
+		return {
+			post: (message, transfer = []) => (worker.sent.push(message), worker.transferred.push(transfer)),
+			terminate: () => (worker.terminated = true)
+		};
 	}, size);
 	return { pool, workers };
 }
@@ -50,6 +53,16 @@ describe('the chunk worker pool', () => {
 		expect(heard).toEqual(['1:null']);
 		pool.close(id);
 		expect(workers.every((worker) => worker.sent.at(-1)?.kind === 'close')).toBe(true);
+	});
+
+	it('transfers each job’s buffer to its worker rather than copying it', () => {
+		const { pool, workers } = recordingPool(1);
+		const id = pool.open(keys, listener().session);
+		const sent = job(0);
+		pool.dispatch(id, sent);
+		expect(workers[0].sent.at(-1)).toMatchObject({ kind: 'job', session: id, buffer: sent.buffer });
+		expect(workers[0].transferred.at(-1)).toEqual([sent.buffer]);
+		expect(workers[0].transferred.at(-1)?.[0]).toBe(sent.buffer);
 	});
 
 	it('wipes a job that comes back after its session ended, and hands it to no one', () => {

@@ -141,6 +141,18 @@ describe('pumping a download to the worker', () => {
 		expect(buffersAllocated).toBe(Math.ceil(data.length / PIECE_BYTES)); // one per piece
 	});
 
+	it('does not reuse a buffer the worker hands back at another size: every piece of a byte stream is still 256 KiB', async () => {
+		const { send, received, sizes } = receiver();
+		const { buffersAllocated } = await pumpPieces(
+			byteStream(data),
+			async (piece) => (await send(piece), new ArrayBuffer(1000)),
+			() => undefined
+		);
+		expect(Buffer.compare(received(), data)).toBe(0);
+		expect(sizes()).toEqual([...Array<number>(5).fill(PIECE_BYTES), data.length - 5 * PIECE_BYTES]);
+		expect(buffersAllocated).toBe(6);
+	});
+
 	it('transfers a chunk that owns its buffer, sends no empty chunk, and refuses a stream of anything but bytes', async () => {
 		const own = data.slice(0, 1000);
 		const pieces: number[] = [];
