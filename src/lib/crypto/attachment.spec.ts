@@ -189,7 +189,9 @@ describe('attachments (contract 6.5)', () => {
 		expect(() => done.finish()).toThrow('the decryptor has finished');
 		const failed = new AttachmentDecryptor(meta);
 		expect(() => failed.push(flipped)).toThrow('chunk 0 does not authenticate');
+		const consumed = failed.bytesReceived;
 		expect(() => failed.push(ciphertext)).toThrow('attachment: chunk 0 does not authenticate');
+		expect(failed.bytesReceived).toBe(consumed); // nothing more is read into the released buffers
 		expect(() => failed.finish()).toThrow('attachment: chunk 0 does not authenticate');
 	});
 

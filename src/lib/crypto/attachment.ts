@@ -310,17 +310,21 @@ export class AttachmentDecryptor {
 		this.written += plainLength;
 	}
 
-	/** Consumes the next piece of ciphertext, of any size. */
-	push(piece: Uint8Array): void {
+	/** Throws the first failure, or that the decryptor has finished: its buffers are released by then. */
+	private ensureRunning(): void {
 		if (this.failed) throw this.failed;
 		if (this.finished) fail('DECRYPT_FAILED', 'the decryptor has finished');
+	}
+
+	/** Consumes the next piece of ciphertext, of any size. */
+	push(piece: Uint8Array): void {
+		this.ensureRunning();
 		if (!this.assembler.push(piece)) this.abort('the ciphertext is longer than the meta size allows');
 	}
 
 	/** Checks the length and the digest, then releases the plaintext. */
 	finish(): Uint8Array {
-		if (this.failed) throw this.failed;
-		if (this.finished) fail('DECRYPT_FAILED', 'the decryptor has finished');
+		this.ensureRunning();
 		this.assembler.completeIfWhole();
 		// overflow is refused as it comes, so a whole ciphertext is exactly the expected length
 		if (!this.assembler.done) {
