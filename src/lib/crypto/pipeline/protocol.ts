@@ -29,7 +29,7 @@ export const JOB_SLOT_BYTES = ENCRYPTED_CHUNK_SIZE;
 
 /**
  * Consecutive chunks to process in place, several per message (a message between threads costs about
- * as much as decrypting a few KiB): chunk k of `chunks` is the first `length` bytes of slot k of `buffer`.
+ * 0.1 ms, as much as decrypting 20 KiB): chunk k of `chunks` is the first `length` bytes of slot k of `buffer`.
  */
 export interface ChunkJob {
 	kind: 'job';

@@ -14,7 +14,7 @@ import { changeTeamState, parseTeamStateChange } from '../conversations/lifecycl
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
 import { getConversationView, listConversationViews, type Trust } from '../db/conversations';
 import { listStoredMessages } from '../db/messages';
-import { appendLiveEvent, liveEventBounds } from '../db/live-events';
+import { appendLiveEvent, newestLiveEventId } from '../db/live-events';
 import { json, readJsonObject } from '../http/responses';
 import { idParam, requireSession, route, type ApiEvent } from './event';
 
@@ -53,7 +53,7 @@ function readCursor(cursor: string | null): { lastActivityAt: string; conversati
  */
 export const listConversations = route(async (event, inbox) => {
 	const { account } = requireSession(event);
-	const liveEventId = (await liveEventBounds(inbox.db)).newest;
+	const liveEventId = await newestLiveEventId(inbox.db);
 	const { views, hasMore } = await listConversationViews(inbox.db, account, {
 		status: queryChoice<ConversationStatus>(event, 'status', CONVERSATION_STATUSES),
 		trust: queryChoice(event, 'trust', TRUSTS),

@@ -88,6 +88,12 @@ export async function liveEventsAfter(db: Queryable, afterId: number, limit: num
 	return rows.map((row) => ({ id: row.id, type: row.type, conversationId: row.conversation_id, payload: row.payload }));
 }
 
+/** The newest id (0 when the log is empty). */
+export async function newestLiveEventId(db: Queryable): Promise<number> {
+	const [row] = await db.query<{ newest: number | null }>('select max(id) as newest from live_events');
+	return row?.newest ?? 0;
+}
+
 /** The newest id, and the oldest still kept (0 when the log is empty). */
 export async function liveEventBounds(db: Queryable): Promise<{ oldest: number; newest: number }> {
 	const [row] = await db.query<{ oldest: number | null; newest: number | null }>(

@@ -7,7 +7,7 @@ import type { Database } from '../db/database';
 import {
 	ACCOUNT_CHANGED_CHANNEL,
 	LIVE_CHANNEL,
-	liveEventBounds,
+	newestLiveEventId,
 	liveEventsAfter,
 	SESSION_ENDED_CHANNEL,
 	type LiveEvent
@@ -45,7 +45,7 @@ export class LiveHub {
 	) {}
 
 	async start(): Promise<void> {
-		this.newest = (await liveEventBounds(this.db)).newest;
+		this.newest = await newestLiveEventId(this.db);
 		this.unlisten.push(await this.db.listen(LIVE_CHANNEL, (payload) => this.announced(payload)));
 		this.unlisten.push(
 			await this.db.listen(SESSION_ENDED_CHANNEL, (tokenHash) => {
