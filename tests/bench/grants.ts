@@ -19,6 +19,7 @@ import { acceptRoster } from '../../src/lib/server/admin/roster';
 import { createAccount } from '../../src/lib/server/db/accounts';
 import { getGrantJob } from '../../src/lib/server/db/grant-jobs';
 import { newIdempotencyKey } from '../../src/lib/server/db/operations';
+import { DEFAULT_CAPS } from '../../src/lib/server/usage/caps';
 import { startInbox } from '../../src/lib/server/inbox';
 import { loadCompanyKeys } from '../../src/lib/server/keys/files';
 import type { Logger } from '../../src/lib/server/log';
@@ -71,7 +72,8 @@ async function main(): Promise<void> {
 				port: 0,
 				origin: 'http://127.0.0.1:1',
 				webhookProcessing: true,
-				storageOrigins: [new URL(simUrl).origin]
+				storageOrigins: [new URL(simUrl).origin],
+				caps: DEFAULT_CAPS
 			},
 			{ log: quiet }
 		);

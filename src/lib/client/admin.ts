@@ -1,7 +1,8 @@
 /**
  * The admin pages' calls to the inbox server (docs/inbox-api.md §12): agents and their invitations, the
  * signing key's public half, rosters signed in the page, grant jobs, company key and webhook secret
- * rotation, deliveries, received events, trust counts, settings and the audit log. The shapes are declared
+ * rotation, deliveries, received events, trust counts, what each account spends of its caps, settings and
+ * the audit log. The shapes are declared
  * with the server in src/lib/inbox-api/ and passed on here for the pages. Nothing here ever carries a
  * secret key: signing happens in the crypto worker, and only statements and signatures travel.
  */
@@ -20,6 +21,7 @@ import type { Delivery, DeliveryPage, ReceivedEventPage, TrustOverview } from '.
 import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from '../inbox-api/roster';
 import type { InboxSettings } from '../inbox-api/records';
 import type { AuditPage } from '../inbox-api/audit';
+import type { UsageOverview } from '../inbox-api/usage';
 import { queryString } from '../query-string';
 
 export type {
@@ -31,6 +33,7 @@ export type {
 	SigningPublicKey
 } from '../inbox-api/agents';
 export type { AuditPage } from '../inbox-api/audit';
+export type { AccountUsage, UsageOverview } from '../inbox-api/usage';
 export type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmation, WebhookSecretRotation } from '../inbox-api/keys';
 export type { Delivery, DeliveryPage, ReceivedEvent, ReceivedEventPage, TrustOverview, TrustRow } from '../inbox-api/operations';
 export type {
@@ -97,6 +100,8 @@ export const listReceivedEvents = (input: { state?: string | null; limit?: numbe
 	api<ReceivedEventPage>('GET', `${ADMIN}/events${queryString(input)}`);
 
 export const getTrust = () => api<TrustOverview>('GET', `${ADMIN}/trust`);
+
+export const getUsage = () => api<UsageOverview>('GET', `${ADMIN}/usage`);
 
 export const getSettings = () => api<InboxSettings>('GET', `${ADMIN}/settings`);
 

@@ -37,8 +37,25 @@ describe('configuration from the environment', () => {
 			port: 3000,
 			origin: 'https://inbox.example.com',
 			webhookProcessing: true,
-			storageOrigins: ['https://api.example.com']
+			storageOrigins: ['https://api.example.com'],
+			caps: { uploadsPerHour: 100, writesPerMinute: 240, streamsPerSession: 10, streamsPerAccount: 30 }
 		});
+	});
+
+	it('reads the caps per account, each a whole number from 1 (docs/operations.md "Caps per account")', () => {
+		const caps = { CAP_UPLOADS_PER_HOUR: '12', CAP_WRITES_PER_MINUTE: '34', CAP_STREAMS_PER_SESSION: '5', CAP_STREAMS_PER_ACCOUNT: '6' };
+		expect(loadConfig({ ...valid, ...caps }).caps).toEqual({
+			uploadsPerHour: 12,
+			writesPerMinute: 34,
+			streamsPerSession: 5,
+			streamsPerAccount: 6
+		});
+		expect(loadConfig({ ...valid, CAP_UPLOADS_PER_HOUR: '' }).caps.uploadsPerHour).toBe(100);
+		for (const value of ['0', '-1', '1.5', 'many', '12345678']) {
+			expect(() => loadConfig({ ...valid, CAP_STREAMS_PER_SESSION: value }), value).toThrow(
+				`CAP_STREAMS_PER_SESSION must be a whole number from 1, got ${JSON.stringify(value)}`
+			);
+		}
 	});
 
 	it('reads every optional setting', () => {

@@ -6,6 +6,8 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { b64uDecode } from '../crypto/encoding';
 import { isId, KEY_BYTES } from '../crypto/rules';
+import type { UsageCaps } from '../inbox-api/usage';
+import { DEFAULT_CAPS } from './usage/caps';
 
 export interface InboxConfig {
 	/** The service's base URL without a trailing slash; requests go to `<serviceBaseUrl>/v1/...`. */
@@ -30,6 +32,8 @@ export interface InboxConfig {
 	webhookProcessing: boolean;
 	/** The origins of the presigned upload and download URLs (contract 2.7): the pages may connect to these only. */
 	storageOrigins: string[];
+	/** What one account may spend of what the team shares (usage/caps.ts), from `CAP_*`. */
+	caps: UsageCaps;
 }
 
 export class ConfigError extends Error {
@@ -204,6 +208,26 @@ function checkDurableStore(env: Env, databaseUrl: string | null, problems: strin
 	);
 }
 
+/** The variable of each cap (docs/operations.md "Caps per account"). */
+const CAP_VARIABLES: Readonly<Record<keyof UsageCaps, string>> = {
+	uploadsPerHour: 'CAP_UPLOADS_PER_HOUR',
+	writesPerMinute: 'CAP_WRITES_PER_MINUTE',
+	streamsPerSession: 'CAP_STREAMS_PER_SESSION',
+	streamsPerAccount: 'CAP_STREAMS_PER_ACCOUNT'
+};
+
+function readCaps(env: Env, problems: string[]): UsageCaps {
+	const caps = { ...DEFAULT_CAPS };
+	for (const [field, name] of Object.entries(CAP_VARIABLES) as [keyof UsageCaps, string][]) {
+		const value = env[name];
+		if (value === undefined || value === '') continue;
+		if (!/^[0-9]{1,7}$/.test(value) || Number(value) < 1)
+			problems.push(`${name} must be a whole number from 1, got ${JSON.stringify(value)}`);
+		else caps[field] = Number(value);
+	}
+	return caps;
+}
+
 function readSwitch(name: string, value: string | undefined, fallback: boolean, problems: string[]): boolean {
 	if (value === undefined || value === '') return fallback;
 	if (value === 'on') return true;
@@ -246,6 +270,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	const origin = readOrigin(env.ORIGIN, options.defaultOrigin, problems);
 	const webhookProcessing = readSwitch('WEBHOOK_PROCESSING', env.WEBHOOK_PROCESSING, true, problems);
 	const storageOrigins = readStorageOrigins(env.STORAGE_ORIGINS, serviceBaseUrl, problems);
+	const caps = readCaps(env, problems);
 	if (problems.length) throw new ConfigError(problems);
 	return {
 		serviceBaseUrl,
@@ -260,7 +285,8 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 		port,
 		origin,
 		webhookProcessing,
-		storageOrigins
+		storageOrigins,
+		caps
 	};
 }
 

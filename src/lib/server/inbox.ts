@@ -25,6 +25,7 @@ import { Maintenance } from './maintenance';
 import { startTeamClock, wakeSnoozed } from './conversations/lifecycle';
 import { convertPendingProfiles } from './conversations/pending-profiles';
 import { UpstreamClient } from './upstream/client';
+import { UsageCounter } from './usage/caps';
 import { WebhookProcessor } from './webhooks/processor';
 import { WebhookReceiver } from './webhooks/receiver';
 
@@ -45,6 +46,8 @@ export interface Inbox {
 	hub: LiveHub;
 	passwords: PasswordHasher;
 	loginThrottle: LoginThrottle;
+	/** What each account spends of what the team shares, within the configured caps. */
+	usage: UsageCounter;
 	/** The session of a cookie's token (cached a few seconds; see auth/session-cache.ts). */
 	session(token: string | undefined): Promise<Session | undefined>;
 	sessionCache: SessionCache;
@@ -120,6 +123,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		grants.start();
 	}
 	const loginThrottle = new LoginThrottle(db);
+	const usage = new UsageCounter(db, config.caps);
 	const maintenance = new Maintenance({ db, log, now, pruneLoginAttempts: (at) => loginThrottle.prune(at) });
 	maintenance.start();
 	const storeInvitationProfiles = () => convertPendingProfiles({ db, companyKeys, log }, new Date(now()));
@@ -156,6 +160,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		hub,
 		passwords,
 		loginThrottle,
+		usage,
 		session: (token) => sessions.resolve(token),
 		sessionCache: sessions.cache,
 		companyKeys,

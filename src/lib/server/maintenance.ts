@@ -1,6 +1,7 @@
 /**
  * The server's periodic housekeeping (docs/operations.md "Retention"): expired sessions and invitation
- * secrets, old live events, operations, webhook events and login attempts are deleted in batches, at
+ * secrets, old live events, operations, webhook events, login attempts, spent usage windows and the rows
+ * of live streams whose process died (usage/caps.ts) are deleted in batches, at
  * start and every ten minutes, by one process at a time (an advisory lock on PostgreSQL; a PGlite
  * database has one process). A failing step is logged and the others still run.
  */
@@ -11,6 +12,7 @@ import { pruneLiveEvents } from './db/live-events';
 import { pruneOperations } from './db/operations';
 import { pruneWebhookEvents } from './db/webhook-events';
 import { errorText, type Logger } from './log';
+import { pruneUsage } from './usage/caps';
 
 export const MAINTENANCE_MS = 10 * 60_000;
 /**
@@ -36,7 +38,8 @@ export class Maintenance {
 			pruneOperations,
 			deleteExpiredInviteSecrets,
 			pruneWebhookEvents,
-			pruneLoginAttempts
+			pruneLoginAttempts,
+			pruneUsage
 		];
 	}
 

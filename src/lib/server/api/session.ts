@@ -6,7 +6,7 @@ import { ContractError } from '../../errors';
 import { recordAudit } from '../audit/record';
 import { findAccountForLogin } from '../db/accounts';
 import { originIsLocalHttp } from '../config';
-import { json, readJsonObject } from '../http/responses';
+import { json, RateLimited, readJsonObject } from '../http/responses';
 import { createSession, deleteSession, hashToken, SESSION_COOKIE, SESSION_MAX_MS } from '../auth/sessions';
 import type { Inbox } from '../inbox';
 import { requireSession, route, type ApiEvent } from './event';
@@ -31,10 +31,7 @@ export const login = route(async (event: ApiEvent, inbox) => {
 	const address = event.getClientAddress();
 	const decision = await inbox.loginThrottle.begin(address, username, new Date(inbox.now()));
 	if ('retryAfterSeconds' in decision) {
-		const wait = decision.retryAfterSeconds;
-		return json({ error: { code: 'RATE_LIMITED', message: `too many logins; try again in ${wait} s` } }, 429, {
-			'retry-after': String(wait)
-		});
+		throw new RateLimited(`too many logins; try again in ${decision.retryAfterSeconds} s`, decision.retryAfterSeconds);
 	}
 	let found: Awaited<ReturnType<typeof findAccountForLogin>>;
 	let valid = false;

@@ -497,5 +497,39 @@ create table pending_profiles (
 alter table conversations add column customer_group text;
 create index conversations_by_customer_group on conversations (customer_group) where customer_group is not null;
 `
+	},
+	{
+		version: 21,
+		name: 'who may act: roles with their start, caps per account',
+		sql: `
+-- Since when an account has its role, and which admin gave it (null: the command line): an approval counts
+-- only from someone who already had their role when it was asked for (src/lib/server/conversations/rewrap.ts).
+alter table accounts add column role_since timestamptz;
+update accounts set role_since = created_at;
+alter table accounts alter column role_since set not null;
+alter table accounts add column role_granted_by text;
+-- When the rewrap waiting for a second person was asked for: the re-invitation's time.
+alter table conversations add column rewrap_requested_at timestamptz;
+
+-- What each account spends of what the team shares (src/lib/server/usage/caps.ts): uses per fixed window,
+-- and the live streams open now, each refreshed by its heartbeat.
+create table usage_windows (
+	account_id text not null,
+	kind text not null,
+	window_start timestamptz not null,
+	used integer not null,
+	primary key (account_id, kind, window_start)
+);
+create index usage_windows_by_start on usage_windows (window_start);
+create table live_streams (
+	stream_id text primary key,
+	account_id text not null,
+	session_hash text not null,
+	opened_at timestamptz not null,
+	seen_at timestamptz not null
+);
+create index live_streams_by_account on live_streams (account_id, seen_at);
+create index live_streams_by_seen on live_streams (seen_at);
+`
 	}
 ];

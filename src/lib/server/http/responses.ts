@@ -12,10 +12,21 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 	});
 }
 
+/** `429 RATE_LIMITED`, answered with `Retry-After` in seconds (docs/inbox-api.md §1). */
+export class RateLimited extends ContractError {
+	constructor(
+		message: string,
+		readonly retryAfterSeconds: number
+	) {
+		super('RATE_LIMITED', message);
+	}
+}
+
 /** The response for any thrown value: a ContractError as itself, anything else as a 500 that reveals nothing. */
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
 	if (error instanceof ContractError) {
-		return json({ error: { code: error.code, message: error.message } }, error.status ?? 400, headers);
+		const retry: Record<string, string> = error instanceof RateLimited ? { 'retry-after': String(error.retryAfterSeconds) } : {};
+		return json({ error: { code: error.code, message: error.message } }, error.status ?? 400, { ...retry, ...headers });
 	}
 	return json({ error: { code: 'INTERNAL', message: 'the inbox failed to handle this request' } }, 500, headers);
 }

@@ -2,15 +2,20 @@
  * One `GET /api/events` stream (docs/inbox-api.md §7): replays what followed `Last-Event-ID`, then sends
  * each new event as the connected account sees it (its own wraps and unread count), a `heartbeat` event
  * every 15 seconds (the page's proof that the stream is alive; it also keeps proxies from closing it),
- * and ends when the session ends or the server stops.
+ * and ends when the session ends or the server stops. An account is sent only what it may read (§1
+ * "Access"): the events of a conversation (messages, notes, presence, read receipts) only when it has
+ * access to it, conversation changes as its own view (bare for one without access), the team's labels
+ * only when it is an agent of the latest roster.
  */
 import type { Account } from '../db/accounts';
+import { hasConversationAccess, isRosterAgent } from '../conversations/access';
 import { getConversationView } from '../db/conversations';
 import type { Database } from '../db/database';
 import { liveEventBounds, type LiveEvent } from '../db/live-events';
 import { resolveSessionByHash } from '../auth/sessions';
 import { coalesce } from '../coalesce';
 import { errorText, type Logger } from '../log';
+import type { UsageCounter } from '../usage/caps';
 import type { LiveHub } from './hub';
 
 const KEEP_ALIVE_MS = 15_000;
@@ -19,6 +24,9 @@ const BATCH = 200;
 const RECONNECT_AFTER_SHUTDOWN_MS = 250;
 
 export interface StreamOptions {
+	/** Where the stream is counted against the caps (usage/caps.ts), under `streamId`. */
+	usage: UsageCounter;
+	streamId: string;
 	db: Database;
 	hub: LiveHub;
 	log: Logger;
@@ -107,6 +115,7 @@ class LiveStream {
 		this.#keepAlive = setInterval(() => {
 			this.#send(frame('heartbeat', {}));
 			void this.#checkSession();
+			void this.#options.usage.refreshStream(this.#options.streamId, new Date(this.#options.now())).catch(() => undefined);
 		}, KEEP_ALIVE_MS);
 		this.#keepAlive.unref?.();
 	}
@@ -122,6 +131,7 @@ class LiveStream {
 
 	/** Stops sending; the client's own cancel comes here too, where the stream is already closed. */
 	#stop(): void {
+		if (!this.#closed) void this.#options.usage.closeStream(this.#options.streamId).catch(() => undefined);
 		this.#closed = true;
 		this.#unsubscribe();
 		if (this.#keepAlive) clearInterval(this.#keepAlive);
@@ -145,6 +155,12 @@ class LiveStream {
 		try {
 			// events after a change of the account's key are shown as the account is now
 			await this.#accountRead;
+			// what the account may read, asked once per wake: a roster or a key that changed counts at the next
+			const readable = new Map<string | null, Promise<boolean>>();
+			const mayRead = (conversationId: string | null) => {
+				if (!readable.has(conversationId)) readable.set(conversationId, this.#mayRead(conversationId));
+				return readable.get(conversationId) as Promise<boolean>;
+			};
 			for (;;) {
 				const events = await this.#options.hub.eventsAfter(this.#lastSent, BATCH);
 				if (events.length === 0 || this.#closed) break;
@@ -155,7 +171,9 @@ class LiveStream {
 						events
 							.slice(index + 1)
 							.some((later) => later.conversationId === event.conversationId && later.type.startsWith('conversation.'));
-					const text = superseded ? null : await this.#render(event);
+					const decidesForItself = event.type.startsWith('conversation.') || event.type === 'grant.progress';
+					const shown = !superseded && (decidesForItself || (await mayRead(event.conversationId)));
+					const text = shown ? await this.#render(event) : null;
 					if (text) this.#send(text);
 					this.#lastSent = event.id;
 				}
@@ -163,6 +181,16 @@ class LiveStream {
 		} catch (error) {
 			this.#options.log.warn('live stream could not send', { account: this.#account.accountId, reason: errorText(error) });
 		}
+	}
+
+	/**
+	 * Whether the account may see an event of this conversation: one with access to it; for the team's
+	 * events (no conversation), an agent of the latest roster. Grant progress decides for itself.
+	 */
+	async #mayRead(conversationId: string | null): Promise<boolean> {
+		const { db } = this.#options;
+		if (conversationId === null) return isRosterAgent(db, this.#account);
+		return hasConversationAccess(db, this.#account, conversationId);
 	}
 
 	/** What the account is told about one event; conversation events carry its own view. */
