@@ -1,8 +1,8 @@
 /**
  * Server hooks: the inbox starts before the first request (configuration and key files checked, one
  * message per problem); `/api` requests pass the gate (api/gate.ts: origin, the signing secret in the
- * request line, the session, a small body limit without one, then the body scan); every response gets
- * the security headers.
+ * request line, the session, a small body limit without one, the body scan, then the access table of
+ * api/access-policy.ts); every response gets the security headers.
  */
 import type { Handle, ServerInit } from '@sveltejs/kit';
 import { dev } from '$app/environment';
@@ -21,7 +21,9 @@ export const handle: Handle = async ({ event, resolve }) => {
 		withSecurityHeaders(response, { path: event.url.pathname, storageOrigins: inbox().config.storageOrigins });
 	if (event.url.pathname.startsWith('/api/')) {
 		try {
-			event.locals.session = await passGate(inbox(), event);
+			const pass = await passGate(inbox(), event);
+			event.locals.session = pass.session;
+			event.locals.gate = pass;
 		} catch (error) {
 			return secured(errorResponse(asContractError(error) ?? error));
 		}

@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStack, type Stack } from '../src/cli/stack/stack';
 import { startFlakyFront, type FlakyFront } from './support/flaky-front';
-import { PWNED, RELAYED, serveHostileAnswers } from './support/hostile-service';
+import { announceConversations, PWNED, RELAYED, serveHostileAnswers } from './support/hostile-service';
+import { InboxClient } from './support/inbox-client';
 import { ADMIN } from './support/inbox-e2e';
 import { seedPgliteDataDir } from './support/pglite-template';
 
@@ -63,6 +64,8 @@ const test = base.extend<object, { hostile: HostileStack }>({
 				}
 			});
 			const ids = Object.keys(serveHostileAnswers(front!, beacon.url));
+			const admin = await InboxClient.loggedIn(stack.inbox.url, ADMIN.username, ADMIN.password);
+			await announceConversations(stack, ids, async (id) => (await admin.get(`/api/conversations/${id}`)).status === 200);
 			await use({ stack, front: front!, beacon, ids });
 			await stack.stop();
 			await front!.close();

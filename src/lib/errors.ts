@@ -70,6 +70,8 @@ const INBOX_STATUS = {
 	MANUAL_STEP_REQUIRED: 409,
 	/** The account is neither an admin nor an agent of the latest roster holding this conversation's key. */
 	NO_CONVERSATION_ACCESS: 403,
+	/** The account is neither an admin nor an agent whose key is in the latest verified roster (docs/inbox-api.md §1 "Access"). */
+	NOT_IN_ROSTER: 403,
 	/** The team's policy wants someone other than the person who re-invited to approve the rewrap. */
 	SECOND_PERSON_REQUIRED: 403
 } as const;

@@ -62,6 +62,7 @@ export interface TestAgent {
 	client: InboxClient;
 	accountId: string;
 	username: string;
+	displayName: string;
 	password: string;
 	agentKeyId: string;
 	keyPair: X25519KeyPair;
@@ -76,7 +77,8 @@ export async function newAgent(admin: InboxClient, label = 'agent'): Promise<Tes
 	const n = ++made;
 	const username = `${label}${n}-${process.pid}`;
 	const password = `password of ${username}`;
-	const created = await admin.post('/api/admin/accounts', { username, displayName: `${label} ${n}`, role: 'agent', password });
+	const displayName = `${label} ${n}`;
+	const created = await admin.post('/api/admin/accounts', { username, displayName, role: 'agent', password });
 	if (created.status !== 201) throw new Error(`the account was not made: ${JSON.stringify(created.body)}`);
 	const client = await InboxClient.loggedIn(admin.url, username, password);
 	const keyPair = generateX25519KeyPair();
@@ -87,6 +89,7 @@ export async function newAgent(admin: InboxClient, label = 'agent'): Promise<Tes
 		client,
 		accountId: created.body.account.accountId,
 		username,
+		displayName,
 		password,
 		agentKeyId,
 		keyPair,
@@ -129,4 +132,28 @@ export async function wrapUploadsOf(stack: Stack, conversationIds: readonly stri
 		(body.data as { conversationId: string; uploads: number }[]).map((entry) => [entry.conversationId, entry.uploads])
 	);
 	return conversationIds.map((id) => counts.get(id) ?? 0);
+}
+
+/**
+ * Signs and uploads the next roster: the latest one's agents and `entries` (docs/inbox-api.md §1 "Access":
+ * an agent acts on the team's conversations only once a verified roster holds their key).
+ */
+export async function addToRoster(stack: Stack, admin: InboxClient, entries: readonly RosterAgent[]): Promise<void> {
+	const { latest, next } = (await admin.get('/api/admin/roster')).body;
+	const agents = new Map<string, RosterAgent>();
+	for (const agent of [...(latest?.agents ?? []), ...entries])
+		agents.set(agent.agentKeyId, { agentKeyId: agent.agentKeyId, publicKey: agent.publicKey });
+	const roster = signedRoster(stack.company.companyId, next.rosterVersion, [...agents.values()], await signingKeyOf(stack));
+	const uploaded = await admin.post('/api/admin/roster', roster);
+	if (uploaded.status !== 201) throw new Error(`the roster was not accepted: ${JSON.stringify(uploaded.body)}`);
+}
+
+/** Registers a new key for a signed-in agent, as the browser's worker would; its roster entry. */
+export async function registerKey(client: InboxClient): Promise<{ keyPair: X25519KeyPair; rosterEntry: RosterAgent }> {
+	await initCrypto();
+	const keyPair = generateX25519KeyPair();
+	const agentKeyId = `agk_${b64uEncode(keyPair.publicKey).slice(0, 16)}`;
+	const registered = await client.request('PUT', '/api/agent-key', { agentKeyId, publicKey: b64uEncode(keyPair.publicKey), replace: true });
+	if (registered.status !== 200) throw new Error(`the key was not registered: ${JSON.stringify(registered.body)}`);
+	return { keyPair, rosterEntry: { agentKeyId, publicKey: b64uEncode(keyPair.publicKey) } };
 }

@@ -3,9 +3,16 @@
  * §6): documents, script and sniffable bytes under many labels. Each tries to run script in the inbox's
  * origin: it sets `document.title` and `window.name` to `pwned`, posts a message to its parent and calls
  * `beacon` back. The proxy must refuse every one of them with `502 INVALID_RESPONSE`; `RELAYED` is JSON
- * (with markup inside a string) and must be relayed, as data.
+ * (with markup inside a string) and must be relayed, as data. The service announces these conversations
+ * first, as it would any other, so that the inbox lets its agents ask about them.
  */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { Stack } from '../../src/cli/stack/stack';
+import { b64uEncode, generateX25519KeyPair, initCrypto, isoSeconds, sealConversationKey } from '../../src/lib/crypto/index';
+import { loadCompanyKeys } from '../../src/lib/server/keys/files';
 import type { CannedAnswer, FlakyFront } from './flaky-front';
+import { postWebhook } from './webhooks';
 
 export const PWNED = 'pwned';
 
@@ -61,4 +68,46 @@ export function serveHostileAnswers(front: FlakyFront, beacon: string): Record<s
 	const answers = hostileAnswers(beacon);
 	for (const [id, answer] of Object.entries(answers)) front.answerPath(`/v1/conversations/${id}`, answer);
 	return answers;
+}
+
+/**
+ * Tells the inbox of conversations with these ids, as the service would with a signed
+ * `conversation.started` (contract 5.2, 6): the inbox acts only on conversations it knows, so a hostile
+ * service announces one before answering for it. Resolves once the inbox has recorded each.
+ */
+export async function announceConversations(
+	stack: Stack,
+	ids: readonly string[],
+	isKnown: (id: string) => Promise<boolean>
+): Promise<void> {
+	await initCrypto();
+	const keys = await loadCompanyKeys(join(stack.dataDir, 'keys'));
+	for (const conversationId of ids) {
+		const body = JSON.stringify({
+			id: `evt_announce_${conversationId}`,
+			type: 'conversation.started',
+			createdAt: isoSeconds(new Date()),
+			data: {
+				conversationId,
+				userPublicKey: b64uEncode(generateX25519KeyPair().publicKey),
+				conversationKey: sealConversationKey({
+					conversationKey: randomBytes(32),
+					conversationId,
+					keyVersion: keys.current.keyVersion,
+					recipientPublicKey: keys.current.publicKey
+				}),
+				agentWraps: []
+			}
+		});
+		const answer = await postWebhook(`${stack.inbox.url}/webhooks/service`, stack.company.webhookSecret, body);
+		if (answer.status !== 200)
+			throw new Error(`the inbox refused the announcement of ${conversationId}: ${answer.status} ${await answer.text()}`);
+	}
+	for (const conversationId of ids) {
+		const deadline = Date.now() + 30_000;
+		while (!(await isKnown(conversationId))) {
+			if (Date.now() > deadline) throw new Error(`the inbox did not record ${conversationId}`);
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		}
+	}
 }

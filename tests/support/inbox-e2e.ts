@@ -85,6 +85,8 @@ export class InboxStack {
 			.filter((account) => account.agentKeyId && account.agentPublicKey)
 			.map((account) => ({ agentKeyId: account.agentKeyId as string, publicKey: account.agentPublicKey as string }));
 		const roster = await publishRoster(this.stack.company, join(this.stack.dataDir, 'keys', 'signing.key'), agents);
+		// the inbox reads a roster uploaded past it when an admin looks at the rosters (docs/inbox-api.md §12)
+		await (await this.admin()).call('GET', '/api/admin/roster');
 		return roster.rosterVersion;
 	}
 

@@ -145,6 +145,8 @@ export async function seedDemo(options: SeedOptions): Promise<{ seeded: boolean 
 		.filter((account) => account.agentKeyId && account.agentPublicKey)
 		.map((account) => ({ agentKeyId: account.agentKeyId as string, publicKey: account.agentPublicKey as string }));
 	const roster = await publishRoster(options.company, join(options.dataDir, 'keys', 'signing.key'), agents);
+	// the inbox takes a roster uploaded past it in when an admin looks at the rosters (docs/inbox-api.md §12)
+	await (clients.get(admin.username) as InboxClient).call('GET', '/api/admin/roster');
 	log(`roster v${roster.rosterVersion} signed with ${agents.length} agents`);
 
 	// 3. conversations from simulated customers

@@ -24,6 +24,7 @@ function conversation(id: string, lastActivityAt: string, extra: Partial<Convers
 		lastActivityAt,
 		closedAt: null,
 		unreadCount: 0,
+		readable: true,
 		agentWraps: [],
 		keyEvents: [],
 		mayApproveRewrap: true,

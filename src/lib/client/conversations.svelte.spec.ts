@@ -20,6 +20,8 @@ describe('ConversationStore with the running inbox', () => {
 
 	beforeAll(async () => {
 		network = new PageNetwork(harness.stack().inbox.url);
+		// the agent's key is in the roster, so she may make invitations (docs/inbox-api.md §1 "Access")
+		await harness.loginInRoster();
 		vi.stubGlobal('fetch', network.fetch);
 		await login(AGENT.username, AGENT.password);
 		await createInvitation(newIdempotencyKey('invite'));

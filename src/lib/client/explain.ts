@@ -33,6 +33,7 @@ const ACTION_PROBLEMS: Partial<Record<ContractCode, string>> = {
 	FORBIDDEN: 'Your account is not allowed to do this.',
 	ROUTE_NOT_ALLOWED: 'Your account is not allowed to do this.',
 	NO_CONVERSATION_ACCESS: 'Only an admin or an agent who holds this conversation’s key may do this.',
+	NOT_IN_ROSTER: 'Your key is not in the team’s signed roster yet: an admin must add you before you can do this.',
 	SECOND_PERSON_REQUIRED:
 		'You re-invited this customer: another agent with access, or an admin, must approve giving the new device the history.',
 	ORIGIN_REJECTED: 'The request was refused because it did not come from this inbox. Reload the page.',

@@ -46,7 +46,11 @@ export interface ConversationKeyEvent {
 	kind: ConversationKeyEventKind;
 	actorName: string | null;
 	at: string;
-	details: { fingerprint?: string; trust?: Trust };
+	/**
+	 * A key change's new fingerprint and trust; an approval's standing: the approver's role, since when
+	 * they had it, and for an admin who made them one (`the command line` for `npm run admin`).
+	 */
+	details: { fingerprint?: string; trust?: Trust; approverRole?: Role; roleSince?: string; roleGrantedBy?: string };
 }
 
 /** Who lets a verified re-invitation's new key have the history: the server at once, or a second person. */
@@ -103,6 +107,12 @@ export interface ConversationView {
 	lastActivityAt: string;
 	closedAt: string | null;
 	unreadCount: number;
+	/**
+	 * Whether the caller may read it: an admin, or an agent of the latest roster whose key it is sealed
+	 * for (§1 "Access"). Otherwise the list shows only that it exists: no wraps, key events, activity,
+	 * labels, links or profile (they are empty), and its messages, notes and presence answer 403.
+	 */
+	readable: boolean;
 	agentWraps: AgentWrapForMe[];
 	/** The latest key events, oldest first. */
 	keyEvents: ConversationKeyEvent[];
@@ -186,4 +196,6 @@ export interface PendingInvite {
 	expiresAt: string;
 	/** Whether its link can be shown again (made by a version of the inbox that keeps what it takes). */
 	showable: boolean;
+	/** Whether the caller may show its link again and revoke it: who made it, and admins (docs/inbox-api.md §5). */
+	mayManage: boolean;
 }

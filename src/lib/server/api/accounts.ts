@@ -3,23 +3,24 @@
  * (the first admin comes from `npm run admin -- create`); the team's names for everyone (§4 "Team").
  */
 import type { TeamMember } from '../../inbox-api/records';
-import { validateNewAccount } from '../admin/new-account';
-import { createAccount, listAccounts } from '../db/accounts';
+import { createRecordedAccount, validateNewAccount } from '../admin/new-account';
+import { listAccounts } from '../db/accounts';
 import { json, readJsonObject } from '../http/responses';
 import { requireSession, route } from './event';
 import { accountJson } from './views';
 
 export const getAccounts = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	return json({ data: (await listAccounts(inbox.db)).map(accountJson) });
 });
 
+/** A new account with its password, made by an admin: its role comes from them, and the audit log says so. */
 export const postAccount = route(async (event, inbox) => {
-	const session = requireSession(event, 'admin');
+	const { account: admin } = requireSession(event);
 	const fields = validateNewAccount(await readJsonObject(event.request, 8 * 1024));
 	const passwordHash = await inbox.passwords.hash(fields.password);
-	const account = await createAccount(inbox.db, { ...fields, passwordHash }, new Date(inbox.now()));
-	inbox.log.info('account created', { account: account.accountId, role: account.role, by: session.account.accountId });
+	const account = await createRecordedAccount(inbox.db, { ...fields, passwordHash }, { via: 'admin' }, new Date(inbox.now()), admin);
+	inbox.log.info('account created', { account: account.accountId, role: account.role, by: admin.accountId });
 	return json({ account: accountJson(account) }, 201);
 });
 

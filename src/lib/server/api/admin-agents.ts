@@ -22,19 +22,19 @@ import { sessionJson } from './views';
 import type { AdminAgentList, SigningPublicKey } from '../../inbox-api/agents';
 
 export const getAgents = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	return json({ data: await listAgents(inbox) } satisfies AdminAgentList);
 });
 
 export const getAgentInvitations = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	return json({ data: await pendingAgentInvitations(inbox) });
 });
 
 export const deleteAgentInvitation = adminAction('invitationId', revokeInvitation);
 
 export const postAgentInvitation = route(async (event, inbox) => {
-	const { account } = requireSession(event, 'admin');
+	const { account } = requireSession(event);
 	return json(await inviteAgent(inbox, account, await readJsonObject(event.request, 4 * 1024)), 201);
 });
 
@@ -48,7 +48,7 @@ function adminAction(
 	withBody = false
 ): ReturnType<typeof route> {
 	return route(async (event, inbox) => {
-		const { account } = requireSession(event, 'admin');
+		const { account } = requireSession(event);
 		if (withBody) await readJsonObject(event.request, 4 * 1024);
 		await act(inbox, account, idParam(event, param));
 		return new Response(null, { status: 204 });
@@ -65,7 +65,7 @@ export const postResetKey = adminAction('accountId', resetAgentKey, true);
 
 /** `signing.pub` only (contract 2.1): the page checks that the `signing.key` it imports belongs to it. */
 export const getSigningKey = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	const { signingPublicKey } = await inbox.companyKeys();
 	return json({
 		publicKey: b64uEncode(signingPublicKey),

@@ -28,7 +28,7 @@ function textParameter(search: URLSearchParams, name: string): string | undefine
 }
 
 export const getAudit = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	const search = event.url.searchParams;
 	for (const name of search.keys()) {
 		if (!PARAMETERS.has(name) || search.getAll(name).length > 1) {

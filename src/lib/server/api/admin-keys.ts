@@ -10,18 +10,18 @@ import { json, readJsonObject } from '../http/responses';
 import { requireSession, route } from './event';
 
 export const getCompanyKey = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	return json(await companyKeyOverview(inbox));
 });
 
 export const postCompanyKeyRotation = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	await readJsonObject(event.request, 4 * 1024);
 	return json(await startRotation(inbox), 201);
 });
 
 export const postCompanyKeyRotationConfirm = route(async (event, inbox) => {
-	const { account } = requireSession(event, 'admin');
+	const { account } = requireSession(event);
 	const rotated = await confirmRotation(inbox, await readJsonObject(event.request, 4 * 1024));
 	await recordAudit(
 		inbox.db,
@@ -32,7 +32,7 @@ export const postCompanyKeyRotationConfirm = route(async (event, inbox) => {
 });
 
 export const postWebhookSecretRotation = route(async (event, inbox) => {
-	const { account } = requireSession(event, 'admin');
+	const { account } = requireSession(event);
 	await readJsonObject(event.request, 4 * 1024);
 	if (!(await inbox.portal.isSimulator())) {
 		throw new ContractError(

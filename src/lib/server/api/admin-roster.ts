@@ -16,22 +16,22 @@ import type { GrantJobList } from '../../inbox-api/roster';
 const ROSTER_BODY_LIMIT = 1024 * 1024;
 
 export const getRoster = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	return json(await rosterOverview(inbox));
 });
 
 export const postRoster = route(async (event, inbox) => {
-	const { account } = requireSession(event, 'admin');
+	const { account } = requireSession(event);
 	return json(await acceptRoster(inbox, account, await readJsonObject(event.request, ROSTER_BODY_LIMIT)), 201);
 });
 
 export const getGrantJobs = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	return json({ data: (await listGrantJobs(inbox.db)).map(grantJobView) } satisfies GrantJobList);
 });
 
 export const getOneGrantJob = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	const jobId = idParam(event, 'jobId');
 	const job = await getGrantJob(inbox.db, jobId);
 	if (!job) throw new ContractError('NOT_FOUND', `no grant job ${jobId}`);
@@ -39,7 +39,7 @@ export const getOneGrantJob = route(async (event, inbox) => {
 });
 
 export const resumeGrantJob = route(async (event, inbox) => {
-	const { account } = requireSession(event, 'admin');
+	const { account } = requireSession(event);
 	await readJsonObject(event.request, 4 * 1024);
 	const jobId = idParam(event, 'jobId');
 	const job = await getGrantJob(inbox.db, jobId);

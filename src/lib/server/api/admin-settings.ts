@@ -5,12 +5,12 @@ import { json, readJsonObject } from '../http/responses';
 import { requireSession, route } from './event';
 
 export const getSettings = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	return json(await readSettings(inbox.db));
 });
 
 export const patchSettings = route(async (event, inbox) => {
-	const { account } = requireSession(event, 'admin');
+	const { account } = requireSession(event);
 	const change = parseSettingsChange(await readJsonObject(event.request, 4 * 1024));
 	await inbox.db.transaction(async (tx) => {
 		await updateSettings(tx, change, account, new Date(inbox.now()));

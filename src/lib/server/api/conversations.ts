@@ -6,7 +6,6 @@
 import { ContractError } from '../../errors';
 import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { CONVERSATION_STATUSES, type ConversationStatus } from '../../wire/v1';
-import { requireConversationAccess } from '../conversations/access';
 import { assignConversation } from '../conversations/assignment';
 import { linkCustomer } from '../conversations/customer-links';
 import { ID_RULE } from '../../crypto/rules';
@@ -112,7 +111,6 @@ export const confirmRewrap = route(async (event, inbox) => {
 	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
 	await readJsonObject(event.request, 4 * 1024);
-	await requireConversationAccess(inbox, account, conversationId);
 	const outcome = await inbox.rewraps.confirm(account, conversationId);
 	const view = await getConversationView(inbox.db, account, conversationId);
 	return json(view, outcome === 'queued' ? 202 : 200);

@@ -21,8 +21,8 @@ export const postInvite = route(async (event, inbox) => {
 });
 
 export const getInvites = route(async (event, inbox) => {
-	requireSession(event);
-	return json({ data: await listPendingInvites(inbox.db, new Date(inbox.now())) });
+	const { account } = requireSession(event);
+	return json({ data: await listPendingInvites(inbox.db, account, new Date(inbox.now())) });
 });
 
 export const getInvite = route(async (event, inbox) => {

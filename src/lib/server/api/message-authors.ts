@@ -1,9 +1,11 @@
 /**
  * `POST /api/message-authors` (docs/inbox-api.md §4 "Message authors"): who sent the company messages a
- * page shows, looked up by conversation and clientMessageId, up to 200 at once.
+ * page shows, looked up by conversation and clientMessageId, up to 200 at once, of conversations the
+ * caller has access to.
  */
 import { ContractError } from '../../errors';
 import { isId } from '../../crypto/rules';
+import { requireConversationAccess } from '../conversations/access';
 import { lookUpAuthors } from '../db/message-authors';
 import { json, readJsonObject } from '../http/responses';
 import { requireSession, route } from './event';
@@ -27,8 +29,12 @@ function readMessages(body: Record<string, unknown>): { conversationId: string; 
 	});
 }
 
+/** Authors only of conversations the caller may read: one it has no access to refuses the whole request. */
 export const postMessageAuthors = route(async (event, inbox) => {
-	requireSession(event);
+	const { account } = requireSession(event);
 	const messages = readMessages(await readJsonObject(event.request, 64 * 1024));
+	for (const conversationId of new Set(messages.map((message) => message.conversationId))) {
+		await requireConversationAccess(inbox, account, conversationId);
+	}
 	return json({ data: await lookUpAuthors(inbox.db, messages) });
 });

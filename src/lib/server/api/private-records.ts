@@ -1,11 +1,10 @@
 /**
  * Private notes and the customer's profile (docs/inbox-api.md §4 "Notes", "Customer profile"): any
- * account with access to the conversation reads and writes them. The server checks the envelope's
- * shape only; it cannot read them.
+ * account with access to the conversation reads and writes them (the gate checks it, api/access-policy.ts).
+ * The server checks the envelope's shape only; it cannot read them.
  */
 import { ContractError } from '../../errors';
 import { privateEnvelopeShapeProblem, type PrivateEnvelope } from '../../crypto/private-record';
-import { requireConversationAccess } from '../conversations/access';
 import { appendLiveEvent } from '../db/live-events';
 import { listNotes, storeNote } from '../db/notes';
 import { json, readJsonObject } from '../http/responses';
@@ -14,34 +13,29 @@ import type { Account } from '../db/accounts';
 import { getConversationView } from '../db/conversations';
 import { saveProfile } from '../db/profiles';
 import { keepPendingProfile } from '../conversations/pending-profiles';
-import type { Inbox } from '../inbox';
 
 /** A conversation shows at most this many of its newest notes. */
 const NOTES_SHOWN = 1000;
 
 export const getNotes = route(async (event, inbox) => {
-	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
-	await requireConversationAccess(inbox, account, conversationId);
 	return json({ data: await listNotes(inbox.db, conversationId, NOTES_SHOWN) });
 });
 
-/** The request's `in1` envelope, and the rest of its body, once the caller may write to the conversation. */
+/** The request's `in1` envelope, and the rest of its body; the gate checked the caller's access. */
 async function readPrivateWrite(
-	event: ApiEvent,
-	inbox: Inbox
+	event: ApiEvent
 ): Promise<{ account: Account; conversationId: string; envelope: PrivateEnvelope; body: Record<string, unknown> }> {
 	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
 	const body = await readJsonObject(event.request, 96 * 1024);
 	const problem = privateEnvelopeShapeProblem(body.envelope);
 	if (problem) throw new ContractError('INVALID_REQUEST', `envelope: ${problem}`);
-	await requireConversationAccess(inbox, account, conversationId);
 	return { account, conversationId, envelope: body.envelope as PrivateEnvelope, body };
 }
 
 export const postNote = route(async (event, inbox) => {
-	const { account, conversationId, envelope } = await readPrivateWrite(event, inbox);
+	const { account, conversationId, envelope } = await readPrivateWrite(event);
 	const now = new Date(inbox.now());
 	const stored = await inbox.db.transaction(async (tx) => {
 		const result = await storeNote(tx, { conversationId, author: account, envelope }, now);
@@ -53,7 +47,7 @@ export const postNote = route(async (event, inbox) => {
 });
 
 export const putProfile = route(async (event, inbox) => {
-	const { account, conversationId, envelope, body } = await readPrivateWrite(event, inbox);
+	const { account, conversationId, envelope, body } = await readPrivateWrite(event);
 	const { version } = body;
 	if (typeof version !== 'number' || !Number.isInteger(version) || version < 0) {
 		throw new ContractError('INVALID_REQUEST', 'version must be the version of the profile you edited (0 when there was none)');

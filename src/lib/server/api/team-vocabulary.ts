@@ -15,20 +15,20 @@ export const getLabels = route(async (event, inbox) => {
 });
 
 export const postLabel = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	const fields = parseLabelFields(await readJsonObject(event.request, 4 * 1024), false) as Pick<Label, 'name' | 'color'>;
 	return json(await createLabel(inbox, fields), 201);
 });
 
 export const patchLabel = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	const labelId = idParam(event, 'labelId');
 	await updateLabel(inbox, labelId, parseLabelFields(await readJsonObject(event.request, 4 * 1024), true));
 	return json({ data: await listLabels(inbox.db) });
 });
 
 export const removeLabel = route(async (event, inbox) => {
-	requireSession(event, 'admin');
+	requireSession(event);
 	await deleteLabel(inbox, idParam(event, 'labelId'));
 	return new Response(null, { status: 204 });
 });

@@ -1,8 +1,10 @@
 /**
- * Who may act on a conversation's key (docs/threat-model.md, "A signed-in agent"; contract 2.9, 6.4):
- * an admin, or an agent of the latest signed roster — with the same public key — whose key the
- * conversation is sealed for. Anyone else is refused with `403 NO_CONVERSATION_ACCESS`: a re-invitation
- * or a rewrap approval would otherwise hand the history to whoever asks.
+ * Who may act on a conversation, and who counts as an agent of the team (docs/inbox-api.md §1 "Access";
+ * docs/threat-model.md, "An account outside the roster"; contract 2.9, 6.4): an admin; an agent whose
+ * registered key — the same public key — is in the latest verified roster; and for a conversation, such an
+ * agent whose key the conversation is sealed for. A new hire whose key no roster holds yet, an agent the
+ * latest roster left out (whose account and old wraps remain), an account without a key and a disabled
+ * one are none of these.
  */
 import { ContractError } from '../../errors';
 import { latestAcceptedRoster } from '../admin/roster';
@@ -11,37 +13,68 @@ import type { Queryable } from '../db/database';
 import type { Inbox } from '../inbox';
 import { errorText } from '../log';
 
+/** The latest roster holds the account's key (id and public key). */
+const IN_LATEST_ROSTER = `exists (
+	select 1 from roster_versions r, jsonb_array_elements(r.agents) a
+	where r.roster_version = (select max(roster_version) from roster_versions)
+	  and a ->> 'agentKeyId' = $1 and a ->> 'publicKey' = $2)`;
+
+export async function isRosterAgent(db: Queryable, account: Account): Promise<boolean> {
+	if (account.disabledAt) return false;
+	if (account.role === 'admin') return true;
+	if (!account.agentKeyId || !account.agentPublicKey) return false;
+	const [row] = await db.query<{ member: boolean }>(`select ${IN_LATEST_ROSTER} as member`, [account.agentKeyId, account.agentPublicKey]);
+	return row.member;
+}
+
 export async function hasConversationAccess(db: Queryable, account: Account, conversationId: string): Promise<boolean> {
 	if (account.disabledAt) return false;
 	if (account.role === 'admin') return true;
 	if (!account.agentKeyId || !account.agentPublicKey) return false;
-	const rows = await db.query(
-		`select 1 from agent_wraps w
-		 where w.conversation_id = $1 and w.agent_key_id = $2
-		   and exists (
-		     select 1 from roster_versions r, jsonb_array_elements(r.agents) a
-		     where r.roster_version = (select max(roster_version) from roster_versions)
-		       and a ->> 'agentKeyId' = $2 and a ->> 'publicKey' = $3)`,
-		[conversationId, account.agentKeyId, account.agentPublicKey]
-	);
+	const rows = await db.query(`select 1 from agent_wraps w where w.conversation_id = $3 and w.agent_key_id = $1 and ${IN_LATEST_ROSTER}`, [
+		account.agentKeyId,
+		account.agentPublicKey,
+		conversationId
+	]);
 	return rows.length > 0;
 }
 
+/** At most one look at the service's roster per process in this time, whoever is refused meanwhile. */
+const ROSTER_LOOK_INTERVAL_MS = 2_000;
+const lastRosterLook = new WeakMap<object, number>();
+
 /**
- * Refuses with `403 NO_CONVERSATION_ACCESS` unless the account has access. Before refusing an agent
- * whose key the conversation is sealed for, the inbox looks for a newer roster at the service (one
- * uploaded by another tool), which is kept only when it verifies with `signing.pub`.
+ * Before refusing an agent with a key, the inbox looks for a newer roster at the service (one uploaded
+ * by another tool, e.g. the demo launcher), which is kept only when it verifies with `signing.pub`; true
+ * when one was kept. Refusals cannot make the inbox ask the service more than once per interval.
  */
+async function learnedNewerRoster(inbox: Inbox, account: Account): Promise<boolean> {
+	if (account.role !== 'agent' || !account.agentKeyId || account.disabledAt) return false;
+	const now = inbox.now();
+	if (now - (lastRosterLook.get(inbox.db) ?? -Infinity) < ROSTER_LOOK_INTERVAL_MS) return false;
+	lastRosterLook.set(inbox.db, now);
+	const latestVersion = async () =>
+		(await inbox.db.query<{ v: number | null }>('select max(roster_version) as v from roster_versions'))[0]?.v;
+	const before = await latestVersion();
+	await latestAcceptedRoster(inbox).catch((error) =>
+		inbox.log.warn('could not look for a newer roster at the service', { reason: errorText(error) })
+	);
+	return (await latestVersion()) !== before;
+}
+
+/** Refuses with `403 NOT_IN_ROSTER` unless the account is an admin or an agent of the latest roster. */
+export async function requireRosterAgent(inbox: Inbox, account: Account): Promise<void> {
+	if (await isRosterAgent(inbox.db, account)) return;
+	if ((await learnedNewerRoster(inbox, account)) && (await isRosterAgent(inbox.db, account))) return;
+	throw new ContractError('NOT_IN_ROSTER', 'only an admin or an agent of the latest signed roster may do this');
+}
+
+/** Refuses with `404 NOT_FOUND` when the inbox knows no such conversation, `403 NO_CONVERSATION_ACCESS` without access. */
 export async function requireConversationAccess(inbox: Inbox, account: Account, conversationId: string): Promise<void> {
+	const known = await inbox.db.query('select 1 from conversations where conversation_id = $1', [conversationId]);
+	if (known.length === 0) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`);
 	if (await hasConversationAccess(inbox.db, account, conversationId)) return;
-	if (account.role === 'agent' && account.agentKeyId && !account.disabledAt) {
-		const rosterBefore = (await inbox.db.query<{ v: number | null }>('select max(roster_version) as v from roster_versions'))[0]?.v;
-		await latestAcceptedRoster(inbox).catch((error) =>
-			inbox.log.warn('could not look for a newer roster at the service', { reason: errorText(error) })
-		);
-		const rosterAfter = (await inbox.db.query<{ v: number | null }>('select max(roster_version) as v from roster_versions'))[0]?.v;
-		if (rosterAfter !== rosterBefore && (await hasConversationAccess(inbox.db, account, conversationId))) return;
-	}
+	if ((await learnedNewerRoster(inbox, account)) && (await hasConversationAccess(inbox.db, account, conversationId))) return;
 	throw new ContractError(
 		'NO_CONVERSATION_ACCESS',
 		'only an admin or an agent of the latest roster who holds this conversation’s key may do this'

@@ -24,7 +24,6 @@ async function announceGroup(tx: Queryable, group: string, also: string, now: Da
 /** Links `conversationId` to `otherId`'s customer, or (otherId null) takes it out of its group. */
 export async function linkCustomer(inbox: Inbox, actor: Account, conversationId: string, otherId: string | null): Promise<void> {
 	if (otherId === conversationId) throw new ContractError('INVALID_REQUEST', 'a conversation cannot be linked to itself');
-	await requireConversationAccess(inbox, actor, conversationId);
 	if (otherId !== null) await requireConversationAccess(inbox, actor, otherId);
 	const now = new Date(inbox.now());
 	await inbox.db.transaction(async (tx) => {

@@ -2,7 +2,8 @@
  * Invitations and re-invitations (contract 6.3, 6.4; docs/inbox-api.md §5): the service makes the
  * invitation, the server generates the 32-byte invite secret, stores it against the conversation, and
  * returns the full link `<inviteUrl>#s=…&fp=…` once. A retried request (same Idempotency-Key) replays the
- * same invitation and the same secret.
+ * same invitation and the same secret. Only who made a pending one, or an admin, sees its link again or
+ * revokes it; making, showing again and revoking are in the audit log.
  */
 import { randomUUID } from 'node:crypto';
 import { ContractError } from '../../errors';
@@ -18,14 +19,13 @@ import { isoSeconds } from '../../crypto/rules';
 import { appendLiveEvent } from '../db/live-events';
 import type { Inbox } from '../inbox';
 import { INTERACTIVE_RETRY } from '../upstream/client';
-import { requireConversationAccess } from './access';
 
 export interface Invitation extends InviteRecord {
 	/** `<inviteUrl>#s=…&fp=…`: shown once. */
 	link: string;
 }
 
-/** The inbox: a re-invitation checks the account's access, which may look for a newer roster. */
+/** The inbox: the upstream client, the database, the company keys and the clock. */
 export type InvitationOptions = Inbox;
 
 export const MIN_INVITE_SECONDS = 60;
@@ -46,7 +46,6 @@ export async function createInvitation(
 	input: { account: Account; conversationId?: string; expiresIn?: number; idempotencyKey?: string }
 ): Promise<Invitation> {
 	const kind = input.conversationId === undefined ? 'invite' : 'reinvite';
-	if (input.conversationId !== undefined) await requireConversationAccess(options, input.account, input.conversationId);
 	const request =
 		input.conversationId === undefined
 			? v1.createInvite({ expiresIn: input.expiresIn })
@@ -83,11 +82,22 @@ export async function createInvitation(
 		if (await ensureConversation(tx, record.conversationId, 'pending', now)) {
 			await appendLiveEvent(tx, 'conversation.changed', record.conversationId, { conversationId: record.conversationId }, now);
 		}
-		if (kind === 'reinvite' && !stored.replayed) {
-			await recordConversationEvent(tx, { conversationId: record.conversationId, kind: 'reinvited', actor: input.account }, now);
-			await recordAudit(tx, { actor: input.account, action: 'conversation.reinvited', target: record.conversationId }, now);
-			await appendLiveEvent(tx, 'conversation.changed', record.conversationId, { conversationId: record.conversationId }, now);
+		if (stored.replayed) return;
+		if (kind === 'invite') {
+			await recordAudit(
+				tx,
+				{ actor: input.account, action: 'invitation.created', target: record.inviteId, details: { conversationId: record.conversationId } },
+				now
+			);
+			return;
 		}
+		await recordConversationEvent(tx, { conversationId: record.conversationId, kind: 'reinvited', actor: input.account }, now);
+		await recordAudit(
+			tx,
+			{ actor: input.account, action: 'conversation.reinvited', target: record.conversationId, details: { inviteId: record.inviteId } },
+			now
+		);
+		await appendLiveEvent(tx, 'conversation.changed', record.conversationId, { conversationId: record.conversationId }, now);
 	});
 	options.log.info(`${kind === 'invite' ? 'invitation' : 're-invitation'} created`, {
 		conversation: record.conversationId,
@@ -97,18 +107,31 @@ export async function createInvitation(
 	return { ...record, link };
 }
 
+/** The pending invitation, when `account` may manage it: who made it, or an admin (docs/inbox-api.md §5). */
+async function managedInvite(inbox: Inbox, account: Account, inviteId: string, now: Date) {
+	const invite = await pendingInvite(inbox.db, inviteId, now);
+	if (!invite) throw new ContractError('NOT_FOUND', `no pending invitation ${inviteId}`);
+	if (account.role !== 'admin' && invite.createdBy !== account.accountId)
+		throw new ContractError('FORBIDDEN', 'only who made this invitation, or an admin, may show its link or revoke it');
+	return invite;
+}
+
 /**
  * A pending invitation's link again (docs/inbox-api.md §5): its secret is still stored until the customer
- * answers, it expires or someone revokes it. A re-invitation's needs access to its conversation.
+ * answers, it expires or someone revokes it. Only who made it, or an admin, sees it; each showing is audited.
  */
 export async function showInvitation(inbox: Inbox, account: Account, inviteId: string): Promise<Invitation> {
-	const invite = await pendingInvite(inbox.db, inviteId, new Date(inbox.now()));
-	if (!invite) throw new ContractError('NOT_FOUND', `no pending invitation ${inviteId}`);
-	if (invite.kind === 'reinvite') await requireConversationAccess(inbox, account, invite.conversationId);
+	const now = new Date(inbox.now());
+	const invite = await managedInvite(inbox, account, inviteId, now);
 	if (!invite.inviteUrl || !invite.shortCode)
 		throw new ContractError('STATE_CONFLICT', 'this invitation was made before links could be shown again');
 	const keys = await inbox.companyKeys();
 	const link = buildInviteLink(invite.inviteUrl, b64uDecode(invite.secret, 'invite secret'), keys.current.publicKey);
+	await recordAudit(
+		inbox.db,
+		{ actor: account, action: 'invitation.link_shown', target: inviteId, details: { conversationId: invite.conversationId } },
+		now
+	);
 	return {
 		inviteId: invite.inviteId,
 		conversationId: invite.conversationId,
@@ -121,13 +144,12 @@ export async function showInvitation(inbox: Inbox, account: Account, inviteId: s
 
 /**
  * Revokes a pending invitation: its secret is deleted, so its link can no longer be shown and a customer
- * who still redeems it starts an `unverified` conversation (docs/inbox-api.md §5). Audited.
+ * who still redeems it starts an `unverified` conversation (docs/inbox-api.md §5). Only who made it, or an
+ * admin; audited.
  */
 export async function revokeInvitation(inbox: Inbox, account: Account, inviteId: string): Promise<void> {
 	const now = new Date(inbox.now());
-	const invite = await pendingInvite(inbox.db, inviteId, now);
-	if (!invite) throw new ContractError('NOT_FOUND', `no pending invitation ${inviteId}`);
-	if (invite.kind === 'reinvite') await requireConversationAccess(inbox, account, invite.conversationId);
+	const invite = await managedInvite(inbox, account, inviteId, now);
 	await inbox.db.transaction(async (tx) => {
 		await deleteInviteSecrets(tx, [inviteId]);
 		await recordAudit(

@@ -12,7 +12,6 @@ import type { Queryable } from '../db/database';
 import { uniquely } from '../db/errors';
 import { appendLiveEvent } from '../db/live-events';
 import type { Inbox } from '../inbox';
-import { requireConversationAccess } from './access';
 
 export const MAX_LABELS = 100;
 
@@ -95,7 +94,6 @@ export async function setConversationLabels(inbox: Inbox, actor: Account, conver
 	if (!Array.isArray(labelIds) || labelIds.length > MAX_LABELS || !labelIds.every((id) => typeof id === 'string')) {
 		throw new ContractError('INVALID_REQUEST', 'labelIds must be a list of label ids');
 	}
-	await requireConversationAccess(inbox, actor, conversationId);
 	const now = new Date(inbox.now());
 	const wanted = [...new Set(labelIds as string[])];
 	await inbox.db.transaction(async (tx) => {

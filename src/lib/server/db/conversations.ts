@@ -32,6 +32,8 @@ export interface ConversationState {
 	rewrapAttempts: number;
 	/** Who asked for the pending rewrap, when the team wants someone else to approve it. */
 	rewrapRequestedBy: string | null;
+	/** When the rewrap waiting for an approval was asked for (its re-invitation), when known. */
+	rewrapRequestedAt: Date | null;
 	startedEventAt: Date | null;
 }
 
@@ -45,6 +47,7 @@ interface StateRow {
 	rewrap_state: RewrapState;
 	rewrap_attempts: number;
 	rewrap_requested_by: string | null;
+	rewrap_requested_at: Date | null;
 	started_event_at: Date | null;
 }
 
@@ -62,7 +65,7 @@ export async function ensureConversation(tx: Queryable, conversationId: string, 
 export async function lockConversation(tx: Queryable, conversationId: string): Promise<ConversationState | undefined> {
 	const [row] = await tx.query<StateRow>(
 		`select conversation_id, status, trust, key_version, wrap_for_company, user_public_key, rewrap_state, rewrap_attempts,
-		        rewrap_requested_by, started_event_at
+		        rewrap_requested_by, rewrap_requested_at, started_event_at
 		 from conversations where conversation_id = $1 for update`,
 		[conversationId]
 	);
@@ -77,6 +80,7 @@ export async function lockConversation(tx: Queryable, conversationId: string): P
 			rewrapState: row.rewrap_state,
 			rewrapAttempts: row.rewrap_attempts,
 			rewrapRequestedBy: row.rewrap_requested_by,
+			rewrapRequestedAt: row.rewrap_requested_at ? new Date(row.rewrap_requested_at) : null,
 			startedEventAt: row.started_event_at ? new Date(row.started_event_at) : null
 		}
 	);
@@ -94,6 +98,8 @@ export async function recordStart(
 		rewrapState: RewrapState;
 		/** Who must not approve the rewrap (the person who re-invited), when a second person must. */
 		rewrapRequestedBy: string | null;
+		/** When the rewrap that waits for an approval was asked for. */
+		rewrapRequestedAt?: Date | null;
 		startedEventAt: Date;
 	},
 	now: Date
@@ -101,7 +107,7 @@ export async function recordStart(
 	await tx.query(
 		`update conversations set status = $2, trust = $3, key_version = $4, wrap_for_company = $5::jsonb, user_public_key = $6,
 		   rewrap_state = $7, rewrap_error = null, rewrap_attempts = 0, rewrap_next_attempt_at = $8, rewrap_confirmed_by = null,
-		   rewrap_requested_by = $10, started_event_at = $9, started_at = coalesce(started_at, $8), last_activity_at = greatest(last_activity_at, $8),
+		   rewrap_requested_by = $10, rewrap_requested_at = $11, started_event_at = $9, started_at = coalesce(started_at, $8), last_activity_at = greatest(last_activity_at, $8),
 		   closed_at = null, updated_at = $8
 		 where conversation_id = $1`,
 		[
@@ -114,7 +120,8 @@ export async function recordStart(
 			input.rewrapState,
 			now,
 			input.startedEventAt,
-			input.rewrapRequestedBy
+			input.rewrapRequestedBy,
+			input.rewrapRequestedAt ?? null
 		]
 	);
 }
@@ -212,6 +219,7 @@ interface ViewRow {
 	profile: CustomerProfile | null;
 	labels: string[];
 	linked_conversations: string[];
+	in_roster: boolean;
 }
 
 const VIEW_SELECT = `
@@ -233,44 +241,54 @@ const VIEW_SELECT = `
 	         '[]'::jsonb) as labels,
 	       coalesce((select jsonb_agg(o.conversation_id order by o.created_at) from conversations o
 	          where c.customer_group is not null and o.customer_group = c.customer_group and o.conversation_id <> c.conversation_id),
-	         '[]'::jsonb) as linked_conversations
+	         '[]'::jsonb) as linked_conversations,
+	       (select exists (select 1 from roster_versions rv, jsonb_array_elements(rv.agents) ra
+	          where rv.roster_version = (select max(roster_version) from roster_versions)
+	            and ra ->> 'agentKeyId' = $2 and ra ->> 'publicKey' = $3)) as in_roster
 	from conversations c
 	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1
 	left join accounts assignee on assignee.account_id = c.assignee_id`;
 
-function toView(row: ViewRow): ConversationView {
+/**
+ * The row as `account` may see it (docs/inbox-api.md §1 "Access"): whole for an admin or an agent of the
+ * latest roster whose key the conversation is sealed for; otherwise only that it exists, and its state.
+ */
+function toView(row: ViewRow, account: Account): ConversationView {
+	const readable = !account.disabledAt && (account.role === 'admin' || (row.in_roster && row.agent_wraps.length > 0));
 	return {
 		conversationId: row.conversation_id,
 		status: row.status,
 		trust: row.trust,
-		rewrap: { state: row.rewrap_state, error: row.rewrap_error },
+		rewrap: { state: row.rewrap_state, error: readable ? row.rewrap_error : null },
 		keyVersion: row.key_version,
 		userDeleted: row.user_deleted,
 		createdAt: isoSeconds(row.created_at),
 		startedAt: row.started_at ? isoSeconds(row.started_at) : null,
 		lastActivityAt: isoSeconds(row.last_activity_at),
 		closedAt: row.closed_at ? isoSeconds(row.closed_at) : null,
-		unreadCount: row.unread_count,
-		agentWraps: row.agent_wraps,
-		keyEvents: row.key_events,
-		mayApproveRewrap: row.may_approve_rewrap,
+		unreadCount: readable ? row.unread_count : 0,
+		readable,
+		agentWraps: readable ? row.agent_wraps : [],
+		keyEvents: readable ? row.key_events : [],
+		mayApproveRewrap: readable && row.may_approve_rewrap,
 		teamState: row.team_state,
 		snoozedUntil: row.snoozed_until ? isoSeconds(row.snoozed_until) : null,
 		assignee: row.assignee_id && row.assignee_name ? { accountId: row.assignee_id, displayName: row.assignee_name } : null,
-		activity: row.activity,
-		profile: row.profile,
-		labels: row.labels,
-		linkedConversations: row.linked_conversations
+		activity: readable ? row.activity : [],
+		profile: readable ? row.profile : null,
+		labels: readable ? row.labels : [],
+		linkedConversations: readable ? row.linked_conversations : []
 	};
 }
 
 export async function getConversationView(db: Queryable, account: Account, conversationId: string): Promise<ConversationView | undefined> {
-	const [row] = await db.query<ViewRow>(`${VIEW_SELECT} where c.conversation_id = $3`, [
+	const [row] = await db.query<ViewRow>(`${VIEW_SELECT} where c.conversation_id = $4`, [
 		account.accountId,
 		account.agentKeyId,
+		account.agentPublicKey,
 		conversationId
 	]);
-	return row && toView(row);
+	return row && toView(row, account);
 }
 
 export interface ViewFilter {
@@ -288,13 +306,14 @@ export async function listConversationViews(
 ): Promise<{ views: ConversationView[]; hasMore: boolean }> {
 	const rows = await db.query<ViewRow>(
 		`${VIEW_SELECT}
-		 where ($3::text is null or c.status = $3) and ($4::text is null or c.trust = $4)
-		   and ($5::timestamptz is null or (c.last_activity_at, c.conversation_id) < ($5::timestamptz, $6::text))
+		 where ($4::text is null or c.status = $4) and ($5::text is null or c.trust = $5)
+		   and ($6::timestamptz is null or (c.last_activity_at, c.conversation_id) < ($6::timestamptz, $7::text))
 		 order by c.last_activity_at desc, c.conversation_id desc
-		 limit $7`,
+		 limit $8`,
 		[
 			account.accountId,
 			account.agentKeyId,
+			account.agentPublicKey,
 			filter.status ?? null,
 			filter.trust ?? null,
 			filter.after?.lastActivityAt ?? null,
@@ -302,5 +321,5 @@ export async function listConversationViews(
 			filter.limit + 1
 		]
 	);
-	return { views: rows.slice(0, filter.limit).map(toView), hasMore: rows.length > filter.limit };
+	return { views: rows.slice(0, filter.limit).map((row) => toView(row, account)), hasMore: rows.length > filter.limit };
 }

@@ -5,6 +5,7 @@
  */
 import { isoSeconds } from '../../crypto/rules';
 import type { PendingInvite } from '../../inbox-api/records';
+import type { Account } from './accounts';
 import type { Queryable } from './database';
 import { deleteInBatches } from './retention';
 
@@ -16,6 +17,7 @@ export interface InviteSecret {
 	secret: string;
 	/** The account that asked for the invitation; null when unknown or deleted. */
 	createdBy: string | null;
+	createdAt: Date;
 }
 
 interface SecretRow {
@@ -24,6 +26,7 @@ interface SecretRow {
 	kind: 'invite' | 'reinvite';
 	secret: string;
 	created_by: string | null;
+	created_at: Date;
 }
 
 const toSecret = (row: SecretRow): InviteSecret => ({
@@ -31,13 +34,19 @@ const toSecret = (row: SecretRow): InviteSecret => ({
 	conversationId: row.conversation_id,
 	kind: row.kind,
 	secret: row.secret,
-	createdBy: row.created_by
+	createdBy: row.created_by,
+	createdAt: new Date(row.created_at)
 });
 
 /** Stores the secret of an invitation, or returns the one already stored for it (a replayed request: `replayed`). */
 export async function storeInviteSecret(
 	db: Queryable,
-	input: Omit<InviteSecret, 'createdBy'> & { createdBy: string | null; expiresAt: Date; inviteUrl?: string; shortCode?: string },
+	input: Omit<InviteSecret, 'createdBy' | 'createdAt'> & {
+		createdBy: string | null;
+		expiresAt: Date;
+		inviteUrl?: string;
+		shortCode?: string;
+	},
 	now: Date
 ): Promise<InviteSecret & { replayed: boolean }> {
 	const inserted = await db.query(
@@ -56,7 +65,7 @@ export async function storeInviteSecret(
 		]
 	);
 	const [row] = await db.query<SecretRow>(
-		'select invite_id, conversation_id, kind, secret, created_by from invite_secrets where invite_id = $1',
+		'select invite_id, conversation_id, kind, secret, created_by, created_at from invite_secrets where invite_id = $1',
 		[input.inviteId]
 	);
 	return { ...toSecret(row), replayed: inserted.length === 0 };
@@ -64,7 +73,7 @@ export async function storeInviteSecret(
 
 export async function inviteSecretsOf(tx: Queryable, conversationId: string): Promise<InviteSecret[]> {
 	const rows = await tx.query<SecretRow>(
-		'select invite_id, conversation_id, kind, secret, created_by from invite_secrets where conversation_id = $1 order by created_at',
+		'select invite_id, conversation_id, kind, secret, created_by, created_at from invite_secrets where conversation_id = $1 order by created_at',
 		[conversationId]
 	);
 	return rows.map(toSecret);
@@ -83,17 +92,19 @@ export async function deleteExpiredInviteSecrets(db: Queryable, now: Date): Prom
 	);
 }
 
-export async function listPendingInvites(db: Queryable, now: Date): Promise<PendingInvite[]> {
+/** The pending invitations, newest first, each saying whether `account` may manage it (who made it, or an admin). */
+export async function listPendingInvites(db: Queryable, account: Pick<Account, 'accountId' | 'role'>, now: Date): Promise<PendingInvite[]> {
 	const rows = await db.query<{
 		invite_id: string;
 		conversation_id: string;
 		kind: 'invite' | 'reinvite';
+		created_by: string | null;
 		created_by_name: string | null;
 		created_at: Date;
 		expires_at: Date;
 		showable: boolean;
 	}>(
-		`select i.invite_id, i.conversation_id, i.kind, a.display_name as created_by_name, i.created_at, i.expires_at,
+		`select i.invite_id, i.conversation_id, i.kind, i.created_by, a.display_name as created_by_name, i.created_at, i.expires_at,
 		        i.invite_url is not null as showable
 		 from invite_secrets i left join accounts a on a.account_id = i.created_by
 		 where i.expires_at > $1 order by i.created_at desc limit 500`,
@@ -106,7 +117,8 @@ export async function listPendingInvites(db: Queryable, now: Date): Promise<Pend
 		createdByName: row.created_by_name,
 		createdAt: isoSeconds(row.created_at),
 		expiresAt: isoSeconds(row.expires_at),
-		showable: row.showable
+		showable: row.showable,
+		mayManage: account.role === 'admin' || row.created_by === account.accountId
 	}));
 }
 

@@ -20,6 +20,7 @@ import {
 	settleGrantItems
 } from './grant-jobs';
 import { LeaseLostError, newLease } from './leases';
+import { storeRoster } from './rosters';
 import { loadOrCreateOperation } from './operations';
 import {
 	claimDueEvents,
@@ -371,9 +372,26 @@ describe.each(BACKENDS)('stores on %s', (backend) => {
 				null
 			)
 		).toBe(false);
+		// sealed for Ada's key, but no roster holds it yet: she sees that the conversation exists, nothing more
 		expect(await getConversationView(db, withKey, 'conv_1')).toMatchObject({
 			status: 'active',
 			trust: 'verified',
+			readable: false,
+			unreadCount: 0,
+			agentWraps: []
+		});
+		await storeRoster(db, {
+			rosterVersion: 1,
+			issuedAt: '2026-11-22T10:00:00Z',
+			agents: [{ agentKeyId: 'agk_ada00000', publicKey: 'PA' }],
+			signature: 'S',
+			uploadedBy: null,
+			uploadedAt: t0
+		});
+		expect(await getConversationView(db, withKey, 'conv_1')).toMatchObject({
+			status: 'active',
+			trust: 'verified',
+			readable: true,
 			unreadCount: 3,
 			startedAt: '2026-11-22T10:00:05Z',
 			agentWraps: [{ agentKeyId: 'agk_ada00000', rosterVersion: 1, wrap }]

@@ -7,6 +7,7 @@ import { BACKENDS } from '$test-support/databases';
 import { InboxClient } from '$test-support/inbox-client';
 import { ADMIN, useStack } from '$test-support/integration';
 import { leaks } from '$test-support/secrets';
+import { callService } from '$test-support/service-api';
 import { publishRoster } from '../../../cli/demo/roster';
 import { b64uDecode, generateEd25519KeyPair, generateX25519KeyPair, b64uEncode, openConversationKey } from '../../crypto/index';
 
@@ -44,7 +45,7 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 		const admin = await harness.login(ADMIN);
 		const signingKey = await signingKeyOf(harness.stack());
 		const first = await newAgent(admin, 'early');
-		const invited = await first.client.post('/api/invites', {});
+		const invited = await admin.post('/api/invites', {});
 		const earlier = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
 
 		const overview = await admin.get('/api/admin/roster');
@@ -77,7 +78,7 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 			secretKey: b64uDecode((await readFile(join(harness.stack().dataDir, 'keys', 'private.key'), 'utf8')).trim()),
 			publicKey: b64uDecode((await readFile(join(harness.stack().dataDir, 'keys', 'public.key'), 'utf8')).trim())
 		};
-		const atService = await admin.get(`/api/v1/conversations/${earlier.conversationId}`);
+		const atService = await callService(harness.stack(), 'GET', `/v1/conversations/${earlier.conversationId}`);
 		const k = openConversationKey(atService.body.wrapForCompany, earlier.conversationId, [companyPair]);
 		expect(openConversationKey(granted.wrap, earlier.conversationId, [first.keyPair])).toEqual(k);
 
@@ -94,7 +95,7 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 				timeout: 20_000
 			})
 			.toBe(1);
-		const wrapsAtService = await admin.get(`/api/v1/conversations/${fresh.conversationId}/agent-wraps`);
+		const wrapsAtService = await callService(harness.stack(), 'GET', `/v1/conversations/${fresh.conversationId}/agent-wraps`);
 		expect(wrapsAtService.body.wraps.map((wrap: { agentKeyId: string }) => wrap.agentKeyId)).toEqual([second.agentKeyId]);
 		expect((await first.client.get(`/api/conversations/${fresh.conversationId}`)).body.agentWraps).toEqual([]);
 
@@ -142,7 +143,7 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 		const agent = await newAgent(admin);
 		const before = (await admin.get('/api/admin/roster')).body;
 		const version = before.next.rosterVersion;
-		const serviceBefore = await admin.get('/api/v1/roster');
+		const serviceBefore = await callService(harness.stack(), 'GET', '/v1/roster');
 		// Rosters the crypto core would not even sign: their checks come before the signature's.
 		const unsignable = (agents: unknown[]) => ({
 			rosterVersion: version,
@@ -186,7 +187,7 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 		}
 		const after = (await admin.get('/api/admin/roster')).body;
 		expect(after.history).toEqual(before.history);
-		expect((await admin.get('/api/v1/roster')).body).toEqual(serviceBefore.body);
+		expect((await callService(harness.stack(), 'GET', '/v1/roster')).body).toEqual(serviceBefore.body);
 
 		// The proxy no longer forwards rosters or agent wraps: the server is the only path, and it verifies.
 		const proxied = await admin.post(

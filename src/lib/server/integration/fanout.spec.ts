@@ -24,7 +24,7 @@ describe('several server processes on one PostgreSQL database (docs/inbox-api.md
 	afterAll(() => second?.stop());
 
 	it('a webhook received by one process reaches the live streams of another; a logout on one ends them', async () => {
-		const onFirst = await harness.login();
+		const onFirst = await harness.loginInRoster();
 		const onSecond = new InboxClient(second.url);
 		// One session for both: it lives in the shared database.
 		onSecond.cookie = onFirst.cookie;

@@ -120,7 +120,7 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		await initCrypto();
 		const grace = await harness.login(ADMIN);
 		const alan = await loginAlan(grace);
-		const ada = await harness.login();
+		const outsider = await harness.loginOutsider();
 		const invited = await grace.post('/api/invites', {});
 		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
 		const id = customer.conversationId;
@@ -162,9 +162,9 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		}
 
 		// nobody without access: not an agent whose key holds no wrap of it
-		expect((await ada.get(`/api/conversations/${id}/notes`)).body.error.code).toBe('NO_CONVERSATION_ACCESS');
+		expect((await outsider.get(`/api/conversations/${id}/notes`)).body.error.code).toBe('NO_CONVERSATION_ACCESS');
 		expect(
-			(await ada.post(`/api/conversations/${id}/notes`, { envelope: { ...envelope, recordId: newRecordId('note') } })).body.error.code
+			(await outsider.post(`/api/conversations/${id}/notes`, { envelope: { ...envelope, recordId: newRecordId('note') } })).body.error.code
 		).toBe('NO_CONVERSATION_ACCESS');
 		// only in1 envelopes; a taken record id with other content is refused
 		for (const bad of [{}, { envelope: { ...envelope, scheme: 'sc1' } }, { envelope: { ...envelope, ciphertext: 'AAAA' } }]) {
@@ -227,10 +227,10 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		for (const bad of [{ envelope: await profile(grace, first) }, { envelope: await profile(grace, first), version: -1 }, { version: 2 }]) {
 			expect((await grace.put(`/api/conversations/${id}/profile`, bad)).body.error.code).toBe('INVALID_REQUEST');
 		}
-		const ada = await harness.login();
-		expect((await ada.put(`/api/conversations/${id}/profile`, { envelope: await profile(ada, first), version: 2 })).body.error.code).toBe(
-			'NO_CONVERSATION_ACCESS'
-		);
+		const outsider = await harness.loginOutsider();
+		expect(
+			(await outsider.put(`/api/conversations/${id}/profile`, { envelope: await profile(outsider, first), version: 2 })).body.error.code
+		).toBe('NO_CONVERSATION_ACCESS');
 
 		const stored = await databaseContents(harness.stack());
 		for (const word of ['Quartermaine', 'Prefers email', 'VIP since']) expect(stored).not.toContain(word);
@@ -267,13 +267,14 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		for (const bad of [{ state: 'done' }, { state: 'snoozed', snoozedUntil: '2020-01-01T00:00:00Z' }]) {
 			expect((await state(bad)).body.error.code).toBe('INVALID_REQUEST');
 		}
-		const ada = await harness.login();
-		expect((await ada.put(`/api/conversations/${id}/state`, { state: 'resolved' })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
+		const outsider = await harness.loginOutsider();
+		expect((await outsider.put(`/api/conversations/${id}/state`, { state: 'resolved' })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
 	});
 
 	it('labels: admins manage them, anyone with access sets them on a conversation, and every inbox hears of it', async () => {
 		const grace = await harness.login(ADMIN);
-		const ada = await harness.login();
+		const ada = await harness.loginInRoster();
+		const outsider = await harness.loginOutsider();
 		const invited = await grace.post('/api/invites', {});
 		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
 		const id = customer.conversationId;
@@ -300,7 +301,8 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		);
 		expect(seen.data.conversation.labels).toHaveLength(2);
 		expect((await grace.put(`/api/conversations/${id}/labels`, { labelIds: ['lbl_nope'] })).body.error.code).toBe('INVALID_REQUEST');
-		expect((await ada.put(`/api/conversations/${id}/labels`, { labelIds: [] })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
+		expect((await outsider.put(`/api/conversations/${id}/labels`, { labelIds: [] })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
+		expect((await outsider.get('/api/labels')).body.error.code).toBe('NOT_IN_ROSTER');
 
 		expect((await grace.patch(`/api/admin/labels/${refund.labelId}`, { name: 'Refunds', color: 'red' })).status).toBe(200);
 		expect((await grace.request('DELETE', `/api/admin/labels/${vip.body.labelId}`)).status).toBe(204);
@@ -312,7 +314,7 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 
 	it("canned replies: the team's are made by admins, everyone keeps their own, nobody sees another's", async () => {
 		const grace = await harness.login(ADMIN);
-		const ada = await harness.login();
+		const ada = await harness.loginInRoster();
 		const alan = await loginAlan(grace);
 		const team = await grace.post('/api/canned-replies', {
 			scope: 'team',
@@ -348,7 +350,7 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 
 	it('lists pending invitations with their expiry, shows a link again, and a revoked one no longer verifies', async () => {
 		const grace = await harness.login(ADMIN);
-		const ada = await harness.login();
+		const ada = await harness.loginInRoster();
 		const invited = await ada.post('/api/invites', { expiresIn: 3600 });
 		const listed = (await grace.get('/api/invites')).body.data.find(
 			(item: { inviteId: string }) => item.inviteId === invited.body.inviteId
@@ -360,7 +362,8 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 			createdByName: 'Ada Agent',
 			createdAt: expect.stringMatching(/Z$/),
 			expiresAt: invited.body.expiresAt,
-			showable: true
+			showable: true,
+			mayManage: true
 		});
 		expect((await grace.get(`/api/invites/${invited.body.inviteId}`)).body.link).toBe(invited.body.link);
 
@@ -380,7 +383,7 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 	it('keeps a profile written with the invitation sealed until the customer joins, then stores it under the conversation key', async () => {
 		await initCrypto();
 		const grace = await harness.login(ADMIN);
-		const ada = await harness.login();
+		const ada = await harness.loginInRoster();
 		const invited = await ada.post('/api/invites', {});
 		const id = invited.body.conversationId;
 		const adaId = (await ada.get('/api/session')).body.account.accountId;
@@ -420,7 +423,7 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		expect([await linked(a), await linked(b), await linked(c)]).toEqual([[c], [], [a]]);
 		expect((await grace.put(`/api/conversations/${a}/customer-link`, { linkedTo: a })).body.error.code).toBe('INVALID_REQUEST');
 		expect((await grace.put(`/api/conversations/${a}/customer-link`, { linkedTo: 'conv_unknown' })).status).toBe(404);
-		const ada = await harness.login();
-		expect((await ada.put(`/api/conversations/${a}/customer-link`, { linkedTo: b })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
+		const outsider = await harness.loginOutsider();
+		expect((await outsider.put(`/api/conversations/${a}/customer-link`, { linkedTo: b })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
 	});
 });

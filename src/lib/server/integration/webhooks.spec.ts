@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Customer, simControl } from '$test-support/customer';
 import { BACKENDS } from '$test-support/databases';
-import { useStack } from '$test-support/integration';
+import { ADMIN, useStack } from '$test-support/integration';
 import { webhookHeaders, webhookVectors } from '$test-support/webhooks';
 import { freePort } from '../../../cli/stack/processes';
 import { ensureCompanyKeys, startInbox, type RunningInbox } from '../../../cli/stack/stack';
@@ -28,14 +28,14 @@ describe.each(BACKENDS)('the webhook receiver of the running server on %s (contr
 	}
 
 	async function storedTexts(conversationId: string): Promise<string[]> {
-		const agent = await harness.login();
+		const agent = await harness.login(ADMIN);
 		const stored = await agent.get(`/api/conversations/${conversationId}/messages`);
 		if (stored.status !== 200) throw new Error(`stored messages: ${stored.status} ${JSON.stringify(stored.body)}`);
 		return stored.body.data.map((message: { messageId: string }) => message.messageId);
 	}
 
 	async function conversation(): Promise<{ customer: Customer; conversationId: string }> {
-		const agent = await harness.login();
+		const agent = await harness.login(ADMIN);
 		const invited = await agent.post('/api/invites', {});
 		if (invited.status !== 201) throw new Error(`invitation: ${invited.status} ${JSON.stringify(invited.body)}`);
 		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
@@ -112,7 +112,7 @@ describe.each(BACKENDS)('the webhook receiver of the running server on %s (contr
 			.map((delivery) => delivery.attempts);
 		expect(attempts).toEqual([1, 1, 2]);
 		expect(await storedTexts(conversationId)).toHaveLength(3);
-		const agent = await harness.login();
+		const agent = await harness.login(ADMIN);
 		const view = await agent.get(`/api/conversations/${conversationId}`);
 		expect(view.body.unreadCount).toBe(3);
 	});
@@ -120,7 +120,7 @@ describe.each(BACKENDS)('the webhook receiver of the running server on %s (contr
 	it('events acknowledged by a server that is killed before processing them are processed after the restart', async () => {
 		const { customer, conversationId } = await conversation();
 		await expect
-			.poll(async () => (await harness.login()).get(`/api/conversations/${conversationId}`).then((answer) => answer.body.trust), {
+			.poll(async () => (await harness.login(ADMIN)).get(`/api/conversations/${conversationId}`).then((answer) => answer.body.trust), {
 				timeout: 20_000
 			})
 			.toBe('verified');

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ContractError } from '../../errors';
 import { V1_ROUTES, type V1RouteName } from '../../wire/v1';
-import type { Role } from '../db/accounts';
 import { allowRequest } from './allowlist';
 
-const AGENT_ROUTES: V1RouteName[] = [
+/** What the proxy forwards: an agent's conversation work, and the list it probes the service with. */
+const FORWARDED: V1RouteName[] = [
 	'listConversations',
 	'getConversation',
 	'listMessages',
@@ -13,10 +13,8 @@ const AGENT_ROUTES: V1RouteName[] = [
 	'typing',
 	'close',
 	'createAttachmentUpload',
-	'getAttachmentDownload',
-	'reinvite'
+	'getAttachmentDownload'
 ];
-const ADMIN_ONLY_ROUTES: V1RouteName[] = ['createInvite', 'listAgentWraps', 'getRoster'];
 
 /** A concrete path (after `/v1/`) of every route. */
 const SAMPLE_PATHS: Record<V1RouteName, string> = {
@@ -40,14 +38,9 @@ const SAMPLE_PATHS: Record<V1RouteName, string> = {
 	retryDelivery: 'deliveries/dlv_abcdefgh/retry'
 };
 
-function refusal(
-	role: Role,
-	method: string,
-	rest: string,
-	search = new URLSearchParams()
-): { code: string; status: number; message: string } {
+function refusal(method: string, rest: string, search = new URLSearchParams()): { code: string; status: number; message: string } {
 	try {
-		allowRequest(role, method, rest, search);
+		allowRequest(method, rest, search);
 	} catch (error) {
 		if (!(error instanceof ContractError)) throw error;
 		return { code: error.code, status: error.status ?? 0, message: error.message };
@@ -56,31 +49,28 @@ function refusal(
 }
 
 describe('the signing proxy allowlist (docs/inbox-api.md §6)', () => {
-	it('opens to agents exactly their routes, to admins theirs, and never the server-only uploads', () => {
+	it('forwards an agent’s conversation work, never invitations, rewraps, rosters, agent wraps or deliveries, which the server makes itself', () => {
 		for (const name of Object.keys(V1_ROUTES) as V1RouteName[]) {
 			const { method } = V1_ROUTES[name];
 			const rest = SAMPLE_PATHS[name];
-			for (const role of ['agent', 'admin'] as const) {
-				const open = AGENT_ROUTES.includes(name) || (role === 'admin' && ADMIN_ONLY_ROUTES.includes(name));
-				if (open) expect(allowRequest(role, method, rest, new URLSearchParams()).route, `${role} ${name}`).toBe(name);
-				else
-					expect(refusal(role, method, rest), `${role} ${name}`).toEqual({
-						code: 'ROUTE_NOT_ALLOWED',
-						status: 403,
-						message: `${method} /v1/${rest} is not open to ${role === 'admin' ? 'admins' : 'agents'} through the proxy`
-					});
-			}
+			if (FORWARDED.includes(name)) expect(allowRequest(method, rest, new URLSearchParams()).route, name).toBe(name);
+			else
+				expect(refusal(method, rest), name).toEqual({
+					code: 'ROUTE_NOT_ALLOWED',
+					status: 403,
+					message: `${method} /v1/${rest} is not forwarded by the proxy`
+				});
 		}
 	});
 
 	it('refuses a method the route does not have and a path of no route', () => {
-		expect(refusal('admin', 'DELETE', 'conversations/conv_abcdefgh').code).toBe('ROUTE_NOT_ALLOWED');
-		expect(refusal('admin', 'POST', 'conversations').code).toBe('ROUTE_NOT_ALLOWED');
-		expect(refusal('admin', 'GET', 'nowhere').code).toBe('ROUTE_NOT_ALLOWED');
+		expect(refusal('DELETE', 'conversations/conv_abcdefgh').code).toBe('ROUTE_NOT_ALLOWED');
+		expect(refusal('POST', 'conversations').code).toBe('ROUTE_NOT_ALLOWED');
+		expect(refusal('GET', 'nowhere').code).toBe('ROUTE_NOT_ALLOWED');
 	});
 
 	it('returns the route, its ids and the path as it will be signed', () => {
-		const allowed = allowRequest('agent', 'GET', 'conversations/conv_abcdefgh/attachments/att_12345678', new URLSearchParams());
+		const allowed = allowRequest('GET', 'conversations/conv_abcdefgh/attachments/att_12345678', new URLSearchParams());
 		expect(allowed).toMatchObject({
 			route: 'getAttachmentDownload',
 			params: ['conv_abcdefgh', 'att_12345678'],
@@ -109,28 +99,26 @@ describe('the signing proxy allowlist (docs/inbox-api.md §6)', () => {
 			'c'.repeat(1025)
 		];
 		for (const rest of tricks) {
-			expect(refusal('admin', 'GET', rest), JSON.stringify(rest)).toEqual({
+			expect(refusal('GET', rest), JSON.stringify(rest)).toEqual({
 				code: 'INVALID_PATH',
 				status: 400,
 				message: 'the path must be plain segments of a /v1 route (no dots, empty or encoded segments, or URLs)'
 			});
 		}
 		// 1,024 characters is still a path (of no route); every printable ASCII character but the four is allowed
-		expect(refusal('admin', 'GET', 'c'.repeat(1024)).code).toBe('ROUTE_NOT_ALLOWED');
-		expect(refusal('admin', 'GET', '!~_-.x').code).toBe('ROUTE_NOT_ALLOWED');
+		expect(refusal('GET', 'c'.repeat(1024)).code).toBe('ROUTE_NOT_ALLOWED');
+		expect(refusal('GET', '!~_-.x').code).toBe('ROUTE_NOT_ALLOWED');
 	});
 
 	it('keeps the route’s own query parameters once each, re-encoded canonically', () => {
-		const allowed = allowRequest('agent', 'GET', 'conversations', new URLSearchParams('status=active&limit=5&cursor=a b+c%2Fd'));
+		const allowed = allowRequest('GET', 'conversations', new URLSearchParams('status=active&limit=5&cursor=a b+c%2Fd'));
 		expect(allowed.pathAndQuery).toBe('/v1/conversations?status=active&limit=5&cursor=a+b+c%2Fd');
-		expect(allowRequest('agent', 'GET', 'conversations', new URLSearchParams('')).pathAndQuery).toBe('/v1/conversations');
+		expect(allowRequest('GET', 'conversations', new URLSearchParams('')).pathAndQuery).toBe('/v1/conversations');
 		const longest = 'x'.repeat(512);
-		expect(allowRequest('agent', 'GET', 'conversations', new URLSearchParams({ cursor: longest })).pathAndQuery).toBe(
+		expect(allowRequest('GET', 'conversations', new URLSearchParams({ cursor: longest })).pathAndQuery).toBe(
 			`/v1/conversations?cursor=${longest}`
 		);
-		expect(allowRequest('agent', 'GET', 'conversations', new URLSearchParams({ cursor: ' ~' })).pathAndQuery).toBe(
-			'/v1/conversations?cursor=+%7E'
-		);
+		expect(allowRequest('GET', 'conversations', new URLSearchParams({ cursor: ' ~' })).pathAndQuery).toBe('/v1/conversations?cursor=+%7E');
 	});
 
 	it('refuses unknown, repeated and unusable query values with 400 INVALID_REQUEST naming the parameter', () => {
@@ -143,7 +131,7 @@ describe('the signing proxy allowlist (docs/inbox-api.md §6)', () => {
 			['cursor=a%7Fb', 'cursor has an unusable value']
 		];
 		for (const [search, message] of cases) {
-			expect(refusal('agent', 'GET', 'conversations', new URLSearchParams(search)), search).toEqual({
+			expect(refusal('GET', 'conversations', new URLSearchParams(search)), search).toEqual({
 				code: 'INVALID_REQUEST',
 				status: 400,
 				message

@@ -1,33 +1,17 @@
 /**
- * What the signing proxy lets each role call (docs/inbox-api.md §6): a method and path of the `/v1`
- * route table, its query parameters once each, and nothing that could step out of `/v1` (dot segments,
- * empty segments, encoded separators, absolute URLs).
+ * What the signing proxy forwards (docs/inbox-api.md §6): a method and path of the `/v1` route table
+ * that the access table opens (api/access-policy.ts), its query parameters once each, and nothing that
+ * could step out of `/v1` (dot segments, empty segments, encoded separators, absolute URLs).
  */
 import { ContractError } from '../../errors';
 import { matchV1Route, V1_ROUTES, type V1Route, type V1RouteName } from '../../wire/v1';
-import type { Role } from '../db/accounts';
-
-const AGENT_ROUTES: readonly V1RouteName[] = [
-	'listConversations',
-	'getConversation',
-	'listMessages',
-	'sendMessage',
-	'markRead',
-	'typing',
-	'close',
-	'createAttachmentUpload',
-	'getAttachmentDownload',
-	'reinvite'
-];
-// Rosters and agent wraps are uploaded by the server only (POST /api/admin/roster and its grant jobs),
-// which always verifies a roster first: the proxy does not forward them.
-const ADMIN_ROUTES: readonly V1RouteName[] = [...AGENT_ROUTES, 'createInvite', 'listAgentWraps', 'getRoster'];
-
-export const ROLE_ROUTES: Record<Role, ReadonlySet<V1RouteName>> = { agent: new Set(AGENT_ROUTES), admin: new Set(ADMIN_ROUTES) };
+import { PROXY_ACCESS, type ProxyRule } from '../api/access-policy';
 
 export interface AllowedRequest {
 	route: V1RouteName;
 	definition: V1Route;
+	/** Who may call it (api/access-policy.ts). */
+	rule: ProxyRule;
 	params: string[];
 	/** `/v1/...` with the query re-encoded canonically: exactly what is sent and signed. */
 	pathAndQuery: string;
@@ -36,10 +20,11 @@ export interface AllowedRequest {
 const MAX_QUERY_VALUE = 512;
 
 /**
- * Checks `rest` (the raw path after `/api/v1/`) and the query for `role`: `400 INVALID_PATH` for path
- * tricks, `403 ROUTE_NOT_ALLOWED` for anything off the role's list, `400 INVALID_REQUEST` for the query.
+ * Checks `rest` (the raw path after `/api/v1/`) and the query: `400 INVALID_PATH` for path tricks,
+ * `403 ROUTE_NOT_ALLOWED` for a route the proxy never forwards, `400 INVALID_REQUEST` for the query.
+ * Whether the caller may use the route is the gate's to check, with the rule returned.
  */
-export function allowRequest(role: Role, method: string, rest: string, search: URLSearchParams): AllowedRequest {
+export function allowRequest(method: string, rest: string, search: URLSearchParams): AllowedRequest {
 	const segments = rest.split('/');
 	if (
 		rest.length > 1024 ||
@@ -51,12 +36,8 @@ export function allowRequest(role: Role, method: string, rest: string, search: U
 	}
 	const path = `/v1/${rest}`;
 	const match = matchV1Route(method, path);
-	if (!match || !ROLE_ROUTES[role].has(match.name)) {
-		throw new ContractError(
-			'ROUTE_NOT_ALLOWED',
-			`${method} ${path} is not open to ${role === 'admin' ? 'admins' : 'agents'} through the proxy`
-		);
-	}
+	const rule = match && PROXY_ACCESS[match.name];
+	if (!match || !rule) throw new ContractError('ROUTE_NOT_ALLOWED', `${method} ${path} is not forwarded by the proxy`);
 	const definition = V1_ROUTES[match.name];
 	const query = new URLSearchParams();
 	const seen = new Set<string>();
@@ -69,5 +50,5 @@ export function allowRequest(role: Role, method: string, rest: string, search: U
 		query.append(name, value);
 	}
 	const text = query.toString();
-	return { route: match.name, definition, params: match.params, pathAndQuery: text ? `${path}?${text}` : path };
+	return { route: match.name, definition, rule, params: match.params, pathAndQuery: text ? `${path}?${text}` : path };
 }

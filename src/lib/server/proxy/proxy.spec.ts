@@ -18,6 +18,10 @@ import { listStoredMessages } from '../db/messages';
 import type { Inbox } from '../inbox';
 import type { Logger } from '../log';
 import { INTERACTIVE_RETRY, UpstreamClient } from '../upstream/client';
+import { RateLimited } from '../http/responses';
+import type { ServiceRequestDeps } from '../conversations/service-requests';
+import { DEFAULT_CAPS, UsageCounter } from '../usage/caps';
+import { allowRequest } from './allowlist';
 import { proxyRequest } from './proxy';
 
 describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
@@ -27,9 +31,9 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 	let company: CompanyCredentials;
 	let db: Database;
 	let inbox: Inbox;
+	let deps: ServiceRequestDeps;
 	let session: Session;
 	let other: Session;
-	let admin: Session;
 
 	beforeAll(async () => {
 		await initCrypto();
@@ -46,13 +50,13 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 		});
 		const companyKey = generateX25519KeyPair();
 		inbox = { db, upstream, log: quiet, now: Date.now, companyKeys: async () => ({ current: companyKey }) } as unknown as Inbox;
+		deps = { db, upstream, log: quiet, now: Date.now, usage: new UsageCounter(db, DEFAULT_CAPS) };
 		const signIn = async (username: string, role: 'agent' | 'admin') => {
 			const account = await createAccount(db, { username, displayName: username, role, passwordHash: 'h' }, new Date());
 			return { account, expiresAt: new Date(Date.now() + 3600_000), tokenHash: `hash-${username}` };
 		};
 		session = await signIn('ada', 'agent');
 		other = await signIn('bob', 'agent');
-		admin = await signIn('grace', 'admin');
 	}, 60_000);
 	afterAll(async () => {
 		await front?.close();
@@ -65,7 +69,7 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 		init: { body?: string; headers?: Record<string, string>; search?: string; as?: Session } = {}
 	) {
 		const request = new Request(`http://inbox.test/api/v1/${rest}${init.search ?? ''}`, { method, body: init.body, headers: init.headers });
-		return proxyRequest(inbox, init.as ?? session, request, rest, new URLSearchParams(init.search ?? ''));
+		return proxyRequest(deps, init.as ?? session, request, allowRequest(method, rest, new URLSearchParams(init.search ?? '')));
 	}
 
 	async function refusal(promise: Promise<unknown>) {
@@ -330,20 +334,44 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 		}
 	});
 
-	it('runs invitations through the invitation flow: the link with its secret, 201 and the Idempotency-Key', async () => {
-		const invited = await call('POST', 'invites', { as: admin, headers: { 'idempotency-key': 'invite-proxy-1' } });
-		expect([invited.status, invited.headers.get('idempotency-key')]).toEqual([201, 'invite-proxy-1']);
-		const invitation = await invited.json();
-		expect(invitation.link.startsWith(`${invitation.inviteUrl}#s=`)).toBe(true);
-		const stored = (id: string) =>
-			db.query<{ kind: string; conversation_id: string }>('select kind, conversation_id from invite_secrets where invite_id = $1', [id]);
-		expect(await stored(invitation.inviteId)).toEqual([{ kind: 'invite', conversation_id: invitation.conversationId }]);
-
+	it('keeps one account within its caps: over them 429 RATE_LIMITED with the seconds to wait, and nothing forwarded', async () => {
 		const id = await conversation();
-		const reinvited = await call('POST', `conversations/${id}/reinvite`, { as: admin, headers: { 'idempotency-key': 'reinvite-proxy-1' } });
-		expect([reinvited.status, reinvited.headers.get('idempotency-key')]).toEqual([201, 'reinvite-proxy-1']);
-		const reinvitation = await reinvited.json();
-		expect(reinvitation.conversationId).toBe(id);
-		expect(await stored(reinvitation.inviteId)).toEqual([{ kind: 'reinvite', conversation_id: id }]);
+		// a clock that stands in the middle of a minute, so no window ends during the test
+		const at = Date.UTC(2030, 0, 1, 10, 20, 30);
+		const tight = { ...deps, now: () => at, usage: new UsageCounter(db, { ...DEFAULT_CAPS, uploadsPerHour: 2, writesPerMinute: 4 }) };
+		const post = (rest: string, body: object, as = session) =>
+			proxyRequest(
+				tight,
+				as,
+				new Request(`http://inbox.test/api/v1/${rest}`, {
+					method: 'POST',
+					body: JSON.stringify(body),
+					headers: { 'content-type': 'application/json' }
+				}),
+				allowRequest('POST', rest, new URLSearchParams())
+			);
+		const upload = () => post(`conversations/${id}/attachments`, { size: 100 });
+		expect((await upload()).status).toBe(201);
+		expect((await upload()).status).toBe(201);
+		const before = front.seen.length;
+		const refused = await upload().then(
+			() => undefined,
+			(error: unknown) => error
+		);
+		expect(refused).toBeInstanceOf(RateLimited);
+		expect((refused as RateLimited).code).toBe('RATE_LIMITED');
+		// the clock stands 20 min 30 s into the hour
+		expect((refused as RateLimited).retryAfterSeconds).toBe(2370);
+		expect(front.seen.length).toBe(before);
+		// the refused upload used nothing: two writes are left this minute, then the write cap refuses too
+		expect((await post(`conversations/${id}/typing`, {})).status).toBe(200);
+		expect((await post(`conversations/${id}/typing`, {})).status).toBe(200);
+		expect(await refusal(post(`conversations/${id}/typing`, {}))).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+		// another account has its own allowance
+		expect((await post(`conversations/${id}/typing`, {}, other)).status).toBe(200);
+		expect((await tight.usage.usage(new Date(at))).find((row) => row.accountId === session.account.accountId)).toMatchObject({
+			uploadsThisHour: 2,
+			writesThisMinute: 4
+		});
 	});
 });

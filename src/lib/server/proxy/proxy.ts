@@ -1,25 +1,21 @@
 /**
- * The signing proxy `/api/v1/...` (docs/inbox-api.md §6): the browser's only way to `/v1`. It checks the
- * session, the role's allowlist and the body, sends exactly the bytes it signs with the browser's
- * Idempotency-Key (or one it makes), keeps every browser header and credential behind, and answers with
- * the service's status and JSON body, serialized again under the inbox's own Content-Type: anything
- * that is not JSON is refused (`502 INVALID_RESPONSE`), never relayed. Invitations run through the invitation flow so their secret is stored;
- * successful sends, reads and agent-wrap uploads keep the inbox's own state in step.
+ * The signing proxy `/api/v1/...` (docs/inbox-api.md §6): the browser's only way to `/v1`. The gate has
+ * matched the path to a `/v1` route the proxy forwards and checked the caller against the access table
+ * (api/access-policy.ts); the conversation domain applies the rules of the request and keeps what the
+ * inbox must know of it (conversations/service-requests.ts). Here: the body, read within the route's
+ * limit, sent as exactly the bytes the upstream client signs, with the browser's Idempotency-Key (or one
+ * it makes); every browser header and credential stays behind; the service's status and JSON body come
+ * back serialized again under the inbox's own Content-Type — anything that is not JSON is refused
+ * (`502 INVALID_RESPONSE`), never relayed.
  */
 import { randomBytes } from 'node:crypto';
 import { ContractError } from '../../errors';
 import { b64uEncode } from '../../crypto/encoding';
-import { isId } from '../../crypto/rules';
 import type { Session } from '../auth/sessions';
-import { createInvitation, readExpiresIn } from '../conversations/invitations';
-import { claimAuthorship } from '../db/message-authors';
+import { forwardForAgent, type ServiceRequestDeps } from '../conversations/service-requests';
 import { decodeUtf8, json, parseJsonObject, readBodyBytes, requireJsonContentType } from '../http/responses';
 import type { RawResponse } from '../upstream/client';
-import type { Inbox } from '../inbox';
-import { errorText } from '../log';
-import { INTERACTIVE_RETRY } from '../upstream/client';
-import { allowRequest, type AllowedRequest } from './allowlist';
-import { recordProxiedEffects } from './effects';
+import type { AllowedRequest } from './allowlist';
 
 /** Response headers of the service the browser may see; everything else stays here. */
 const PASSED_HEADERS = ['idempotent-replayed', 'retry-after'];
@@ -41,61 +37,22 @@ async function readProxiedBody(request: Request, allowed: AllowedRequest): Promi
 	return { text, object: parseJsonObject(text) };
 }
 
+/** Forwards the request the gate allowed, for the session's account, and answers with the service's answer. */
 export async function proxyRequest(
-	inbox: Inbox,
+	deps: ServiceRequestDeps,
 	session: Session,
 	request: Request,
-	rest: string,
-	search: URLSearchParams
+	allowed: AllowedRequest
 ): Promise<Response> {
-	const method = request.method.toUpperCase();
-	const allowed = allowRequest(session.account.role, method, rest, search);
-	if (method === 'GET') {
-		return answer(await inbox.upstream.send({ method, pathAndQuery: allowed.pathAndQuery }, INTERACTIVE_RETRY));
-	}
-
+	const { route, pathAndQuery, definition } = allowed;
+	if (definition.method === 'GET') return answer(await forwardForAgent(deps, session.account, { route, method: 'GET', pathAndQuery }));
 	const idempotencyKey = idempotencyKeyFor(request);
 	const body = await readProxiedBody(request, allowed);
-	if (allowed.route === 'createInvite' || allowed.route === 'reinvite') {
-		const invitation = await createInvitation(inbox, {
-			account: session.account,
-			conversationId: allowed.route === 'reinvite' ? allowed.params[0] : undefined,
-			expiresIn: readExpiresIn(body.object),
-			idempotencyKey
-		});
-		return json(invitation, 201, { 'idempotency-key': idempotencyKey });
-	}
-
-	if (allowed.route === 'sendMessage') await recordAuthor(inbox, session, body.object);
-	const response = await inbox.upstream.send(
-		{ method: 'POST', pathAndQuery: allowed.pathAndQuery, body: body.text, idempotencyKey },
-		INTERACTIVE_RETRY
-	);
+	const response = await forwardForAgent(deps, session.account, { route, method: 'POST', pathAndQuery, body, idempotencyKey });
 	if (response.status >= 500) {
 		throw new ContractError('UPSTREAM_UNAVAILABLE', `the service answered ${response.status}; retry with the same Idempotency-Key`);
 	}
-	const relayed = answer(response, idempotencyKey);
-	if (response.status >= 200 && response.status < 300) {
-		// Stryker disable next-line all: equivalent: the error is swallowed either way; only the operator's log line differs
-		await recordProxiedEffects(inbox, session, allowed, body.text, response.body).catch((error) => {
-			inbox.log.warn('proxied request succeeded but the inbox could not record it', { route: allowed.route, reason: errorText(error) });
-		});
-	}
-	return relayed;
-}
-
-/**
- * The sender of a message is recorded before it goes to the service (docs/inbox-api.md §4 "Message
- * authors"). A clientMessageId another account used first is refused: the service would answer with
- * that account's message (contract 3, a repeated clientMessageId), and this agent would pass it off as theirs.
- * A body without a usable id is left to the service, which refuses it.
- */
-async function recordAuthor(inbox: Inbox, session: Session, body: Record<string, unknown>): Promise<void> {
-	const conversationId = body.conversationId;
-	const clientMessageId = (body.encryption as { clientMessageId?: unknown } | null)?.clientMessageId;
-	if (!isId(conversationId) || !isId(clientMessageId)) return;
-	const held = await claimAuthorship(inbox.db, { conversationId, clientMessageId }, session.account, new Date(inbox.now()));
-	if (!held) throw new ContractError('STATE_CONFLICT', 'this clientMessageId belongs to a message another account sent: use a new one');
+	return answer(response, idempotencyKey);
 }
 
 /** The JSON value of the service's answer; any other type or body is `502 INVALID_RESPONSE`, so it never reaches the browser. */

@@ -17,6 +17,7 @@ import { liveEventsAfter } from '../db/live-events';
 import { listStoredMessages } from '../db/messages';
 import { updateSettings } from '../db/settings';
 import { LeaseLostError, newLease } from '../db/leases';
+import { storeRoster } from '../db/rosters';
 import { claimDueEvents, storeWebhookEvents } from '../db/webhook-events';
 import type { Logger } from '../log';
 import { applyMessageBatch, messagesOf } from './message-batch';
@@ -87,6 +88,15 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 			{ accountId: created.accountId, agentKeyId: 'agk_ada0000000', publicKey: 'PK', replace: false },
 			new Date()
 		);
+		// Ada's key is in the latest roster: her view of a conversation sealed for her is whole (docs/inbox-api.md §1 "Access")
+		await storeRoster(db, {
+			rosterVersion: 1,
+			issuedAt: '2026-11-01T00:00:00Z',
+			agents: [{ agentKeyId: 'agk_ada0000000', publicKey: 'PK' }],
+			signature: 'S',
+			uploadedBy: null,
+			uploadedAt: new Date()
+		});
 	}, 60_000);
 
 	async function deliver(...events: object[]): Promise<void> {
@@ -164,7 +174,9 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 				[`conv_re_bad_${policy}`, 'invalid']
 			] as const) {
 				const first = await invite(id);
-				await deliver(started(id, { secret: first }));
+				// sealed for Ada, who may then read it (docs/inbox-api.md §1 "Access")
+				const agentWraps = [{ agentKeyId: 'agk_ada0000000', rosterVersion: 1, wrap: { keyVersion: 1, sealed: 'AAAA' } }];
+				await deliver(started(id, { secret: first, agentWraps }));
 				const again = await invite(id, 'reinvite', agent.accountId);
 				const wakesBefore = rewrapWakes;
 				await deliver(
