@@ -10,7 +10,8 @@ import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { b64uEncode } from '../../lib/crypto/index';
 import { PasswordHasher } from '../../lib/server/auth/passwords';
-import { createAccount, findAccountForLogin, type Role } from '../../lib/server/db/accounts';
+import { createRecordedAccount } from '../../lib/server/admin/new-account';
+import { findAccountForLogin, type Role } from '../../lib/server/db/accounts';
 import { openDatabase } from '../../lib/server/db/database';
 import { initCompanyKeys, loadCompanyKeys } from '../../lib/server/keys/files';
 import { startSimulator, type RunningSimulator } from '../../sim/server';
@@ -103,9 +104,10 @@ export async function ensureAccounts(
 		for (const account of accounts) {
 			if (await findAccountForLogin(database, account.username)) continue;
 			const passwordHash = await hasher.hash(account.password);
-			await createAccount(
+			await createRecordedAccount(
 				database,
 				{ username: account.username, displayName: account.displayName, role: account.role, passwordHash },
+				{ via: 'command line' },
 				new Date()
 			);
 		}

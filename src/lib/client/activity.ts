@@ -1,7 +1,8 @@
 /**
  * A conversation's log as sentences for the thread: the team's activity (docs/inbox-api.md §4 `activity`)
  * and the key events (`keyEvents`; docs/threat-model.md) — who re-invited the customer, each change of
- * the customer's key with its new fingerprint (contract 2.2), who approved giving it the history.
+ * the customer's key with its new fingerprint (contract 2.2), who approved giving it the history and
+ * since when they had the standing to (an admin: who made them one).
  */
 import type { ConversationActivity, ConversationKeyEvent } from '../inbox-api/records';
 import { formatDateTime } from './format';
@@ -9,7 +10,16 @@ import { formatDateTime } from './format';
 export function keyEventSentence(event: ConversationKeyEvent): string {
 	const who = event.actorName ?? 'Someone outside the inbox';
 	if (event.kind === 'reinvited') return `${who} re-invited this customer.`;
-	if (event.kind === 'rewrap_approved') return `${who} approved giving the new device the conversation’s history.`;
+	if (event.kind === 'rewrap_approved') {
+		const { approverRole, roleSince, roleGrantedBy } = event.details;
+		const standing =
+			approverRole === 'admin' && roleSince
+				? ` (an admin since ${formatDateTime(roleSince)}, made one by ${roleGrantedBy ?? 'someone unknown'})`
+				: approverRole === 'agent' && roleSince
+					? ` (in the roster since ${formatDateTime(roleSince)})`
+					: '';
+		return `${who}${standing} approved giving the new device the conversation’s history.`;
+	}
 	const trust =
 		event.details.trust === 'verified' ? '' : event.details.trust === 'binding_invalid' ? ' — binding invalid' : ' — not verified';
 	return `The customer’s key changed (new fingerprint ${event.details.fingerprint ?? 'unknown'})${trust}.`;

@@ -4,7 +4,7 @@
  * every process); resetting a lost key; one-time invitation links and joining through one.
  */
 import { b64uDecode, ContractError, fingerprintB64u } from '../../crypto/index';
-import { validateNewAccount } from './new-account';
+import { recordAccountCreated, validateNewAccount } from './new-account';
 import {
 	clearAgentKey,
 	createAccount,
@@ -60,42 +60,40 @@ async function otherAccount(inbox: Inbox, admin: Account, accountId: string, act
 	return account;
 }
 
-async function endSessions(inbox: Inbox, accountId: string): Promise<void> {
-	await deleteSessionsOf(inbox.db, accountId);
-	inbox.sessionCache.dropAccount(accountId);
-}
-
 export async function setDisabled(inbox: Inbox, admin: Account, accountId: string, disabled: boolean): Promise<void> {
 	await otherAccount(inbox, admin, accountId, disabled ? 'disable' : 'enable');
-	await setAccountDisabled(inbox.db, accountId, disabled ? new Date(inbox.now()) : null);
-	if (disabled) await endSessions(inbox, accountId);
-	await recordAudit(
-		inbox.db,
-		{ actor: admin, action: disabled ? 'agent.disabled' : 'agent.enabled', target: accountId },
-		new Date(inbox.now())
-	);
+	const now = new Date(inbox.now());
+	await inbox.db.transaction(async (tx) => {
+		await setAccountDisabled(tx, accountId, disabled ? now : null);
+		if (disabled) await deleteSessionsOf(tx, accountId);
+		await recordAudit(tx, { actor: admin, action: disabled ? 'agent.disabled' : 'agent.enabled', target: accountId }, now);
+	});
+	inbox.sessionCache.dropAccount(accountId);
 	inbox.log.info(disabled ? 'account disabled' : 'account enabled', { account: accountId, by: admin.accountId });
 }
 
 export async function removeAgent(inbox: Inbox, admin: Account, accountId: string): Promise<void> {
-	await otherAccount(inbox, admin, accountId, 'remove');
-	await endSessions(inbox, accountId);
-	await deleteAccount(inbox.db, accountId);
+	const account = await otherAccount(inbox, admin, accountId, 'remove');
+	const now = new Date(inbox.now());
+	await inbox.db.transaction(async (tx) => {
+		await deleteSessionsOf(tx, accountId);
+		await deleteAccount(tx, accountId);
+		await recordAudit(tx, { actor: admin, action: 'agent.removed', target: accountId, details: { role: account.role } }, now);
+	});
 	inbox.sessionCache.dropAccount(accountId);
-	await recordAudit(inbox.db, { actor: admin, action: 'agent.removed', target: accountId }, new Date(inbox.now()));
 	inbox.log.info('account removed', { account: accountId, by: admin.accountId });
 }
 
 export async function resetAgentKey(inbox: Inbox, admin: Account, accountId: string): Promise<void> {
-	const account = await getAccount(inbox.db, accountId);
-	if (!account) throw new ContractError('NOT_FOUND', `no account ${accountId}`);
-	await clearAgentKey(inbox.db, accountId);
+	const now = new Date(inbox.now());
+	const account = await inbox.db.transaction(async (tx) => {
+		const found = await getAccount(tx, accountId);
+		if (!found) throw new ContractError('NOT_FOUND', `no account ${accountId}`);
+		await clearAgentKey(tx, accountId);
+		await recordAudit(tx, { actor: admin, action: 'agent.key_reset', target: accountId, details: { previousKey: found.agentKeyId } }, now);
+		return found;
+	});
 	inbox.sessionCache.dropAccount(accountId);
-	await recordAudit(
-		inbox.db,
-		{ actor: admin, action: 'agent.key_reset', target: accountId, details: { previousKey: account.agentKeyId } },
-		new Date(inbox.now())
-	);
 	inbox.log.info('agent key reset', { account: accountId, previousKey: account.agentKeyId, by: admin.accountId });
 }
 
@@ -160,8 +158,9 @@ export async function joinWithInvitation(inbox: Inbox, body: Record<string, unkn
 	const passwordHash = await inbox.passwords.hash(fields.password);
 	const account = await inbox.db.transaction(async (tx) => {
 		const current = await usable(tx);
-		const created = await createAccount(tx, { ...fields, passwordHash }, now);
+		const created = await createAccount(tx, { ...fields, passwordHash, grantedBy: current.createdBy }, now);
 		await markInvitationUsed(tx, current.invitationId, created.accountId, now);
+		await recordAccountCreated(tx, created, { via: 'invitation', invitationId: current.invitationId }, now);
 		return created;
 	});
 	inbox.log.info('account created from an invitation', {

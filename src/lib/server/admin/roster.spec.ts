@@ -33,6 +33,8 @@ function account(accountId: string, fields: Partial<Account> = {}): Account {
 		agentKeyId: null,
 		agentPublicKey: null,
 		createdAt: new Date(0),
+		roleSince: new Date(0),
+		roleGrantedBy: null,
 		disabledAt: null,
 		...fields
 	};

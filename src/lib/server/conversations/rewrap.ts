@@ -3,17 +3,19 @@
  * `[current, previous…]` (6.1), seals it for the customer's new key with the wrap's `keyVersion`, and
  * uploads it, as one logical operation whose request is stored before the first attempt. Automatic only
  * when the binding verified and the team's policy lets it be; otherwise someone with access approves
- * first (with the second-person policy, not the one who re-invited); never after BINDING_INVALID.
+ * first (with the second-person policy, not the one who re-invited, and only someone who already had
+ * their role when it was asked for); never after BINDING_INVALID.
  */
 import { ContractError } from '../../errors';
 import { b64uDecode } from '../../crypto/encoding';
+import { isoSeconds } from '../../crypto/rules';
 import { openConversationKey, sealConversationKey } from '../../crypto/wrap';
 import { v1 } from '../../wire/v1';
 import type { Account } from '../db/accounts';
 import { recordAudit } from '../audit/record';
 import { recordConversationEvent } from '../db/conversation-events';
 import { dueRewraps, lockConversation, setRewrapState, updateStatus } from '../db/conversations';
-import type { Database } from '../db/database';
+import type { Database, Queryable } from '../db/database';
 import { appendLiveEvent } from '../db/live-events';
 import type { CompanyKeys } from '../keys/files';
 import { coalesce } from '../coalesce';
@@ -29,6 +31,34 @@ export interface ConversationServices {
 	companyKeys: () => Promise<CompanyKeys>;
 	now: () => number;
 	log: Logger;
+}
+
+/**
+ * Who the approver of a rewrap is, for the thread and the audit log: their role, since when, and who gave
+ * it to them. An approval counts only from someone who already had their role when the re-invitation was
+ * asked for (docs/threat-model.md, "A lone admin"): an admin since before then, or an agent whose key a
+ * roster accepted before then. Otherwise one admin could make a second account — an admin, or an agent
+ * they sign into a roster — and approve their own request with it.
+ */
+async function approverStanding(tx: Queryable, account: Account, requestedAt: Date | null): Promise<Record<string, string>> {
+	const [row] = await tx.query<{ granted_by_name: string | null; agent_since: Date | null }>(
+		`select (select display_name from accounts where account_id = $1) as granted_by_name,
+		        (select min(r.uploaded_at) from roster_versions r, jsonb_array_elements(r.agents) a
+		          where a ->> 'agentKeyId' = $2 and a ->> 'publicKey' = $3) as agent_since`,
+		[account.roleGrantedBy, account.agentKeyId, account.agentPublicKey]
+	);
+	const since = account.role === 'admin' ? account.roleSince : row.agent_since ? new Date(row.agent_since) : null;
+	if (requestedAt && (since === null || since > requestedAt)) {
+		throw new ContractError(
+			'SECOND_PERSON_REQUIRED',
+			account.role === 'admin'
+				? 'you became an admin after this re-invitation was asked for: someone who already was, or an agent with access since then, must approve'
+				: 'your key joined the roster after this re-invitation was asked for: someone who already had access then must approve'
+		);
+	}
+	const standing = { approverRole: account.role, roleSince: isoSeconds(since ?? account.roleSince) };
+	if (account.role !== 'admin') return standing;
+	return { ...standing, roleGrantedBy: row.granted_by_name ?? (account.roleGrantedBy ? 'a removed account' : 'the command line') };
 }
 
 /** Transient failures wait longer each time, up to ten minutes. */
@@ -92,8 +122,9 @@ export class RewrapWorker {
 				);
 			}
 			if (state.rewrapState === 'needs_confirmation') {
-				await recordConversationEvent(tx, { conversationId, kind: 'rewrap_approved', actor: account }, now);
-				await recordAudit(tx, { actor: account, action: 'rewrap.approved', target: conversationId }, now);
+				const approver = await approverStanding(tx, account, state.rewrapRequestedAt);
+				await recordConversationEvent(tx, { conversationId, kind: 'rewrap_approved', actor: account, details: approver }, now);
+				await recordAudit(tx, { actor: account, action: 'rewrap.approved', target: conversationId, details: approver }, now);
 			}
 			await setRewrapState(tx, conversationId, { state: 'queued', confirmedBy: account.accountId, attempts: 0 }, now);
 			await appendLiveEvent(tx, 'conversation.changed', conversationId, { conversationId }, now);

@@ -47,7 +47,7 @@ describe.each(BACKENDS)('the trust of a started conversation on %s (contract 6.3
 			{ inviteId, conversationId, kind, secret: b64uEncode(secret), createdBy, expiresAt: new Date(now.getTime() + 86_400_000) },
 			now
 		);
-		return { inviteId, secret };
+		return { inviteId, secret, at: now };
 	}
 
 	const remaining = async (conversationId: string) => (await inviteSecretsOf(db, conversationId)).map((secret) => secret.inviteId);
@@ -56,7 +56,12 @@ describe.each(BACKENDS)('the trust of a started conversation on %s (contract 6.3
 		const conversationId = newConversationId();
 		const first = await invitation(conversationId, 'invite', alice);
 		const decision = await decideTrust(db, startedFor(conversationId, first.secret));
-		expect(decision).toEqual({ trust: 'verified', reason: `bound to invitation ${first.inviteId}`, reinvitedBy: alice });
+		expect(decision).toEqual({
+			trust: 'verified',
+			reason: `bound to invitation ${first.inviteId}`,
+			reinvitedBy: alice,
+			reinvitedAt: first.at
+		});
 		expect(await remaining(conversationId)).toEqual([]);
 	});
 
@@ -68,11 +73,21 @@ describe.each(BACKENDS)('the trust of a started conversation on %s (contract 6.3
 		const other = await invitation(conversationId, 'reinvite', alice);
 
 		const byReinvite = await decideTrust(db, startedFor(conversationId, reinvite.secret, true));
-		expect(byReinvite).toEqual({ trust: 'verified', reason: `bound to invitation ${reinvite.inviteId}`, reinvitedBy: bob });
+		expect(byReinvite).toEqual({
+			trust: 'verified',
+			reason: `bound to invitation ${reinvite.inviteId}`,
+			reinvitedBy: bob,
+			reinvitedAt: reinvite.at
+		});
 		expect(await remaining(conversationId)).toEqual([first.inviteId, second.inviteId, other.inviteId]);
 
 		const bySecond = await decideTrust(db, startedFor(conversationId, second.secret));
-		expect(bySecond).toEqual({ trust: 'verified', reason: `bound to invitation ${second.inviteId}`, reinvitedBy: alice });
+		expect(bySecond).toEqual({
+			trust: 'verified',
+			reason: `bound to invitation ${second.inviteId}`,
+			reinvitedBy: alice,
+			reinvitedAt: second.at
+		});
 		expect(await remaining(conversationId)).toEqual([other.inviteId]);
 	});
 
@@ -84,7 +99,8 @@ describe.each(BACKENDS)('the trust of a started conversation on %s (contract 6.3
 		expect(decision).toEqual({
 			trust: 'binding_invalid',
 			reason: 'inviteBinding matches none of 2 invitation secret(s)',
-			reinvitedBy: bob
+			reinvitedBy: bob,
+			reinvitedAt: reinvite.at
 		});
 		expect(await remaining(conversationId)).toEqual([first.inviteId, reinvite.inviteId]);
 	});
@@ -96,7 +112,12 @@ describe.each(BACKENDS)('the trust of a started conversation on %s (contract 6.3
 		const later = await invitation(conversationId, 'reinvite', alice);
 
 		const answeredReinvite = await decideTrust(db, startedFor(conversationId, null, true));
-		expect(answeredReinvite).toEqual({ trust: 'unverified', reason: 'no inviteBinding (short code)', reinvitedBy: alice });
+		expect(answeredReinvite).toEqual({
+			trust: 'unverified',
+			reason: 'no inviteBinding (short code)',
+			reinvitedBy: alice,
+			reinvitedAt: later.at
+		});
 		expect(await remaining(conversationId)).toEqual([first.inviteId, reinvite.inviteId, later.inviteId]);
 
 		const answeredFirst = await decideTrust(db, startedFor(conversationId, null));
@@ -115,7 +136,8 @@ describe.each(BACKENDS)('the trust of a started conversation on %s (contract 6.3
 		expect(await decideTrust(db, startedFor(newConversationId(), generateInviteSecret()))).toEqual({
 			trust: 'unverified',
 			reason: 'inviteBinding present but no invitation secret of this inbox to check it',
-			reinvitedBy: null
+			reinvitedBy: null,
+			reinvitedAt: null
 		});
 	});
 

@@ -21,19 +21,27 @@ export interface TrustDecision {
 	 * without a binding the creator of the latest re-invitation; null when unknown.
 	 */
 	reinvitedBy: string | null;
+	/** When that re-invitation was asked for; null when unknown. */
+	reinvitedAt: Date | null;
 }
 
 export async function decideTrust(tx: Queryable, started: ConversationStarted): Promise<TrustDecision> {
 	const secrets = await inviteSecretsOf(tx, started.conversationId);
 	const firstInvitations = secrets.filter((secret) => secret.kind === 'invite').map((secret) => secret.inviteId);
-	const latestReinviter = secrets.filter((secret) => secret.kind === 'reinvite').at(-1)?.createdBy ?? null;
+	const latestReinvitation = secrets.filter((secret) => secret.kind === 'reinvite').at(-1);
+	const latest = { reinvitedBy: latestReinvitation?.createdBy ?? null, reinvitedAt: latestReinvitation?.createdAt ?? null };
 	if (started.inviteBinding === null) {
 		// The short code was typed: nothing to verify (6.3 step 5). A first invitation is used up either way.
 		if (!started.isReinvite) await deleteInviteSecrets(tx, firstInvitations);
-		return { trust: 'unverified', reason: 'no inviteBinding (short code)', reinvitedBy: latestReinviter };
+		return { trust: 'unverified', reason: 'no inviteBinding (short code)', ...latest };
 	}
 	if (secrets.length === 0)
-		return { trust: 'unverified', reason: 'inviteBinding present but no invitation secret of this inbox to check it', reinvitedBy: null };
+		return {
+			trust: 'unverified',
+			reason: 'inviteBinding present but no invitation secret of this inbox to check it',
+			reinvitedBy: null,
+			reinvitedAt: null
+		};
 	const userPublicKey = b64uDecode(started.userPublicKey, 'userPublicKey');
 	for (const secret of secrets) {
 		try {
@@ -48,11 +56,16 @@ export async function decideTrust(tx: Queryable, started: ConversationStarted): 
 			throw error;
 		}
 		await deleteInviteSecrets(tx, [...new Set([secret.inviteId, ...(started.isReinvite ? [] : firstInvitations)])]);
-		return { trust: 'verified', reason: `bound to invitation ${secret.inviteId}`, reinvitedBy: secret.createdBy };
+		return {
+			trust: 'verified',
+			reason: `bound to invitation ${secret.inviteId}`,
+			reinvitedBy: secret.createdBy,
+			reinvitedAt: secret.createdAt
+		};
 	}
 	return {
 		trust: 'binding_invalid',
 		reason: `inviteBinding matches none of ${secrets.length} invitation secret(s)`,
-		reinvitedBy: latestReinviter
+		...latest
 	};
 }

@@ -15,6 +15,10 @@ export type { Role };
 export interface Account extends AccountView {
 	createdAt: Date;
 	disabledAt: Date | null;
+	/** Since when the account has its role (docs/threat-model.md, "A lone admin"). */
+	roleSince: Date;
+	/** The admin who gave it its role; null when it came from the command line (`npm run admin`). */
+	roleGrantedBy: string | null;
 }
 
 export interface AccountRow {
@@ -26,12 +30,25 @@ export interface AccountRow {
 	agent_public_key: string | null;
 	created_at: Date;
 	disabled_at: Date | null;
+	role_since: Date;
+	role_granted_by: string | null;
 }
 
 /** The columns of an Account, qualified by `alias` when given (for joins). */
 export function accountColumns(alias = ''): string {
 	const prefix = alias ? `${alias}.` : '';
-	return ['account_id', 'username', 'display_name', 'role', 'agent_key_id', 'agent_public_key', 'created_at', 'disabled_at']
+	return [
+		'account_id',
+		'username',
+		'display_name',
+		'role',
+		'agent_key_id',
+		'agent_public_key',
+		'created_at',
+		'disabled_at',
+		'role_since',
+		'role_granted_by'
+	]
 		.map((column) => prefix + column)
 		.join(', ');
 }
@@ -47,7 +64,9 @@ export function toAccount(row: AccountRow): Account {
 		agentKeyId: row.agent_key_id,
 		agentPublicKey: row.agent_public_key,
 		createdAt: new Date(row.created_at),
-		disabledAt: row.disabled_at ? new Date(row.disabled_at) : null
+		disabledAt: row.disabled_at ? new Date(row.disabled_at) : null,
+		roleSince: new Date(row.role_since),
+		roleGrantedBy: row.role_granted_by
 	};
 }
 
@@ -55,16 +74,17 @@ export function newAccountId(): string {
 	return `acc_${b64uEncode(randomBytes(12))}`;
 }
 
+/** A new account; `grantedBy` is the admin who makes it (its role's origin), null from the command line. */
 export async function createAccount(
 	db: Queryable,
-	input: { username: string; displayName: string; role: Role; passwordHash: string },
+	input: { username: string; displayName: string; role: Role; passwordHash: string; grantedBy?: string | null },
 	now: Date
 ): Promise<Account> {
 	try {
 		const [row] = await db.query<AccountRow>(
-			`insert into accounts (account_id, username, display_name, role, password_hash, created_at)
-			 values ($1, $2, $3, $4, $5, $6) returning ${COLUMNS}`,
-			[newAccountId(), input.username, input.displayName, input.role, input.passwordHash, now]
+			`insert into accounts (account_id, username, display_name, role, password_hash, created_at, role_since, role_granted_by)
+			 values ($1, $2, $3, $4, $5, $6, $6, $7) returning ${COLUMNS}`,
+			[newAccountId(), input.username, input.displayName, input.role, input.passwordHash, now, input.grantedBy ?? null]
 		);
 		return toAccount(row);
 	} catch (error) {

@@ -11,6 +11,8 @@ export interface AgentInvitation {
 	invitationId: string;
 	displayName: string;
 	role: Role;
+	/** The admin who made the link: the role of the account it creates comes from them. */
+	createdBy: string | null;
 	createdAt: Date;
 	expiresAt: Date;
 	usedAt: Date | null;
@@ -20,6 +22,7 @@ interface InvitationRow {
 	invitation_id: string;
 	display_name: string;
 	role: Role;
+	created_by: string | null;
 	created_at: Date;
 	expires_at: Date;
 	used_at: Date | null;
@@ -29,6 +32,7 @@ const toInvitation = (row: InvitationRow): AgentInvitation => ({
 	invitationId: row.invitation_id,
 	displayName: row.display_name,
 	role: row.role,
+	createdBy: row.created_by,
 	createdAt: new Date(row.created_at),
 	expiresAt: new Date(row.expires_at),
 	usedAt: row.used_at ? new Date(row.used_at) : null

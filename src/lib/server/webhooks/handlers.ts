@@ -53,7 +53,7 @@ async function conversationStarted(tx: Queryable, event: WebhookEvent, ctx: Hand
 		await storeAgentWraps(tx, id, started.agentWraps, ctx.now);
 		return;
 	}
-	const { trust, reason, reinvitedBy } = await decideTrust(tx, started);
+	const { trust, reason, reinvitedBy, reinvitedAt } = await decideTrust(tx, started);
 	const secondPerson = started.isReinvite && (await readSettings(tx)).reinviteRewrap === 'second_person';
 	const rewrapState: RewrapState = !started.isReinvite
 		? 'none'
@@ -74,6 +74,7 @@ async function conversationStarted(tx: Queryable, event: WebhookEvent, ctx: Hand
 			userPublicKey: started.userPublicKey,
 			rewrapState,
 			rewrapRequestedBy: secondPerson ? reinvitedBy : null,
+			rewrapRequestedAt: rewrapState === 'needs_confirmation' ? reinvitedAt : null,
 			startedEventAt: eventAt
 		},
 		ctx.now
