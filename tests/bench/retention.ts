@@ -29,7 +29,7 @@ async function receiver(db: Database, until: Promise<unknown>): Promise<number[]
 		const id = `evt_bench_${++stored}`;
 		await storeWebhookEvents(
 			db,
-			[{ eventId: id, eventType: 'message.created', deliveryId: null, attempt: null, rawBody: `{"id":"${id}"}` }],
+			[{ eventId: id, idInBody: true, eventType: 'message.created', deliveryId: null, attempt: null, rawBody: `{"id":"${id}"}` }],
 			now
 		);
 		latencies.push(performance.now() - started);

@@ -55,6 +55,17 @@ describe('draftNextRoster', () => {
 		expect(() => draftNextRoster(overview(accepted(4, []), 7, []))).toThrow(/version 7 after version 4/);
 		expect(() => draftNextRoster(overview(null, 2, []))).toThrow(/version 2 after version 0/);
 	});
+
+	it('follows a later roster the service serves that does not verify, the version the service takes next', () => {
+		const serving = (nextVersion: number, servedVersion: number): RosterOverview => ({
+			...overview(accepted(4, []), nextVersion, []),
+			unverifiedAtService: { rosterVersion: servedVersion, reason: 'SIGNATURE_INVALID: the signature does not verify' }
+		});
+		expect(draftNextRoster(serving(8, 7)).rosterVersion).toBe(8);
+		expect(() => draftNextRoster(serving(5, 7))).toThrow(/version 5 after version 7/);
+		expect(draftNextRoster(serving(5, 2)).rosterVersion).toBe(5);
+		expect(() => draftNextRoster(serving(3, 2))).toThrow(/version 3 after version 4/);
+	});
 });
 
 describe('diffRosters', () => {

@@ -1,6 +1,7 @@
 /**
- * The next agent roster as the admin page prepares it (contract 2.9, 6.7): version =
- * previous + 1, `issuedAt` now in the exact format, the active agents the server lists; the difference
+ * The next agent roster as the admin page prepares it (contract 2.9, 6.7): version = previous + 1 (the
+ * previous being the service's roster that does not verify, when it serves a later one: docs/inbox-api.md
+ * "The roster"), `issuedAt` now in the exact format, the active agents the server lists; the difference
  * against the latest accepted roster, so the admin sees who gains or loses access before signing; and
  * the exact upload body. Pure functions: the statement itself is built by the crypto core in the worker.
  */
@@ -15,7 +16,8 @@ export interface RosterDraft extends RosterInput {
 }
 
 export function draftNextRoster(overview: RosterOverview, now: Date = new Date()): RosterDraft {
-	const previous = overview.latest?.rosterVersion ?? 0;
+	// The service takes the version after the one it holds, verified or not.
+	const previous = Math.max(overview.latest?.rosterVersion ?? 0, overview.unverifiedAtService?.rosterVersion ?? 0);
 	if (overview.next.rosterVersion !== previous + 1) {
 		throw new Error(
 			`the server proposes roster version ${overview.next.rosterVersion} after version ${previous}; reload the page before signing`

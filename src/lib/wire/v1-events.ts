@@ -17,6 +17,8 @@ import {
 
 export interface WebhookEvent {
 	id: string;
+	/** False when the id came from `X-Service-Event-Id`, which the signature does not cover (contract 5.2). */
+	idInBody: boolean;
 	type: string;
 	createdAt: string | null;
 	companyId: string | null;
@@ -27,9 +29,10 @@ export interface WebhookEvent {
 export function parseWebhookEvent(text: string, headerEventId?: string | null): WebhookEvent {
 	const r = new Reader({ code: 'INVALID_REQUEST', status: 400 }, 'webhook');
 	const o = r.object(parseJson(text, r), 'body');
-	const id = o.id === undefined ? headerEventId : o.id;
+	const idInBody = o.id !== undefined;
 	return {
-		id: r.id(id, 'event id'),
+		id: r.id(idInBody ? o.id : headerEventId, 'event id'),
+		idInBody,
 		type: o.type === undefined ? 'unknown' : r.string(o.type, 'type'),
 		createdAt: typeof o.createdAt === 'string' ? o.createdAt : null,
 		companyId: typeof o.companyId === 'string' ? o.companyId : null,

@@ -144,7 +144,7 @@ describe('webhook bodies (contract 6, contract-gaps §9)', () => {
 
 	it('reads the public vector event (no messageId or seq in it)', () => {
 		const event = parseWebhookEvent(vectorBody);
-		expect(event).toMatchObject({ id: 'evt_WR-qdcHF70rn', type: 'message.created' });
+		expect(event).toMatchObject({ id: 'evt_WR-qdcHF70rn', idInBody: true, type: 'message.created' });
 		const message = parseMessageCreated(event.data);
 		expect(message).toMatchObject({
 			conversationId: 'conv_cbIAtg8uWjjt',
@@ -157,7 +157,8 @@ describe('webhook bodies (contract 6, contract-gaps §9)', () => {
 	});
 
 	it('takes the header event id when the body has none, and refuses a body without any', () => {
-		expect(parseWebhookEvent('{"type":"x"}', 'evt_h').id).toBe('evt_h');
+		expect(parseWebhookEvent('{"type":"x"}', 'evt_h')).toMatchObject({ id: 'evt_h', idInBody: false });
+		expect(parseWebhookEvent('{"id":"evt_b","type":"x"}', 'evt_h')).toMatchObject({ id: 'evt_b', idInBody: true });
 		expect(codeOf(() => parseWebhookEvent('{"type":"x"}'))).toBe('INVALID_REQUEST');
 		expect(codeOf(() => parseWebhookEvent('[1]'))).toBe('INVALID_REQUEST');
 		expect(codeOf(() => parseWebhookEvent('not json'))).toBe('INVALID_REQUEST');

@@ -1,7 +1,8 @@
 /**
  * Control API for companies (docs/simulator.md; contract 2.1, 2.3, 5.1, 6.6, 6.7): registration
  * with the public keys and webhook URL (the portal's job), webhook secret rotation with 24 h of
- * grace, company key rotation verified with `signing.pub`, and the roster apps are served.
+ * grace, company key rotation verified with `signing.pub`, the roster apps are served, and a roster
+ * the service holds as its latest without having checked it.
  */
 import {
 	b64uDecode,
@@ -19,7 +20,7 @@ import type { SimContext } from '../context';
 import { httpError } from '../http/io';
 import { API_KEY_RULE, apiKeyHash, newApiKey, newCompanyId, newWebhookSecret, WEBHOOK_SECRET_RULE } from '../ids';
 import { isoSeconds } from '../../lib/crypto/index';
-import type { Company, CompanyKey } from '../state';
+import type { Company, CompanyKey, StoredRoster } from '../state';
 import { optionalString, requireWebhookUrl, type ControlRoute } from './types';
 
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
@@ -163,19 +164,39 @@ const rotateCompanyKey: ControlRoute['run'] = (ctx, { body, params }) => {
 	return { status: 200, body: companyView(ctx, company) };
 };
 
-/** Replaces the roster apps are served without any check, as a compromised service would (contract 6.7). */
-const serveRoster: ControlRoute['run'] = (ctx, { body, params }) => {
-	const company = findCompany(ctx, params.id);
+/** A roster of a control request, taken as it is. */
+function uncheckedRoster(ctx: SimContext, body: Record<string, unknown>): StoredRoster {
 	if (!Array.isArray(body.agents)) throw httpError(400, 'INVALID_REQUEST', 'agents must be a list');
-	company.servedRosterOverride = {
+	return {
 		rosterVersion: body.rosterVersion as number,
 		issuedAt: body.issuedAt as string,
 		agents: body.agents as RosterAgent[],
 		signature: body.signature as string,
 		storedAtMs: ctx.clock.nowMs()
 	};
+}
+
+/** Replaces the roster apps are served without any check, as a compromised service would (contract 6.7). */
+const serveRoster: ControlRoute['run'] = (ctx, { body, params }) => {
+	const company = findCompany(ctx, params.id);
+	company.servedRosterOverride = uncheckedRoster(ctx, body);
 	ctx.changed();
 	return { status: 200, body: companyView(ctx, company) };
+};
+
+/**
+ * Keeps a roster as the latest accepted one without any check, as a broken service would, or one that
+ * checked it with a `signing.pub` the inbox no longer has (contract 2.9): it is served, and the next
+ * upload must be its version + 1.
+ */
+const holdRoster: ControlRoute['run'] = (ctx, { body, params }) => {
+	const company = findCompany(ctx, params.id);
+	if (!isIntegerIn(body.rosterVersion, 1, MAX_KEY_VERSION))
+		throw httpError(400, 'INVALID_REQUEST', 'rosterVersion must be an integer from 1 to 2^31-1');
+	company.rosters.push(uncheckedRoster(ctx, body));
+	company.servedRosterOverride = null;
+	ctx.changed();
+	return { status: 201, body: companyView(ctx, company) };
 };
 
 const stopServingRoster: ControlRoute['run'] = (ctx, { params }) => {
@@ -192,5 +213,6 @@ export const companyRoutes: [string, string, ControlRoute][] = [
 	['POST', '/_sim/companies/:id/webhook-secret/rotate', { run: rotateWebhookSecret }],
 	['POST', '/_sim/companies/:id/keys/rotate', { run: rotateCompanyKey }],
 	['POST', '/_sim/companies/:id/served-roster', { run: serveRoster }],
-	['DELETE', '/_sim/companies/:id/served-roster', { run: stopServingRoster }]
+	['DELETE', '/_sim/companies/:id/served-roster', { run: stopServingRoster }],
+	['POST', '/_sim/companies/:id/held-roster', { run: holdRoster }]
 ];

@@ -62,6 +62,23 @@ describe('the roster (contract 2.9, 6.7; contract-gaps §7)', () => {
 		expectError(await client.post('/v1/roster', roster(company, 3, agents)), 409, 'ROSTER_VERSION_CONFLICT');
 	});
 
+	it('a roster held without any check (control API) is served, the next upload follows it, and agent wraps must name it', async () => {
+		const { company, client } = await freshCompany();
+		await client.post('/v1/roster', roster(company, 1, agents));
+		const unsigned = { ...roster(company, 4, agents.slice(0, 1)), signature: b64uEncode(new Uint8Array(64)) };
+		const path = `/_sim/companies/${company.companyId}/held-roster`;
+		expectError(await env.simulator.control('POST', path, { ...unsigned, rosterVersion: 0 }), 400, 'INVALID_REQUEST');
+		const held = await env.simulator.control('POST', path, unsigned);
+		expect([held.status, held.body.latestRosterVersion]).toEqual([201, 4]);
+		expect((await client.get('/v1/roster')).body).toEqual(unsigned);
+		const conversation = await startConversation(env.simulator, client, company);
+		const wraps = `/v1/conversations/${conversation.conversationId}/agent-wraps`;
+		const wrap = { agentKeyId: agents[0].agentKeyId, wrap: { keyVersion: 1, sealed: 'A' } };
+		expectError(await client.post(wraps, { rosterVersion: 1, wraps: [wrap] }), 409, 'ROSTER_VERSION_CONFLICT');
+		expectError(await client.post('/v1/roster', roster(company, 2, agents)), 409, 'ROSTER_VERSION_CONFLICT');
+		expect((await client.post('/v1/roster', roster(company, 5, agents))).status).toBe(201);
+	});
+
 	it("answers 400 SIGNATURE_INVALID for a roster not signed with the company's signing.pub, storing nothing", async () => {
 		const { company, client } = await freshCompany();
 		const impostor = { ...company, signing: generateEd25519KeyPair() };

@@ -1,8 +1,9 @@
 /**
  * Rosters from the admin's page (contract 2.9, 6.7; docs/inbox-api.md "Administration"): the server
  * is the only path to `POST /v1/roster`, so it always checks a roster first (exact fields, ids,
- * duplicates, at most 1000 agents, the exact `issuedAt`, version = latest accepted + 1, the signature
- * with `signing.pub`), then uploads it, keeps it, and starts a grant job for the agents it adds.
+ * duplicates, at most 1000 agents, the exact `issuedAt`, the signature with `signing.pub`, the version:
+ * latest accepted + 1, or above it while the service serves a roster that does not verify), then
+ * uploads it, keeps it, and starts a grant job for the agents it adds.
  */
 import { ContractError, validateRoster, verifyRoster, type RosterAgent } from '../../crypto/index';
 import { v1 } from '../../wire/v1';
@@ -75,8 +76,8 @@ export function rosterView(roster: StoredRoster, accounts: readonly Account[]): 
  * The latest roster accepted: the inbox's own, or a newer one found at the service (uploaded by another
  * tool, e.g. the demo launcher, or by this inbox just before a crash), which is kept, and grants the
  * agents it adds, when it verifies with `signing.pub`. One that does not verify never becomes the latest
- * nor sets the next version (a hostile service could otherwise add readers, or block the admin's own
- * roster with a version conflict); it is returned as `unverified` for the admins' alert.
+ * (a hostile service could otherwise add readers); it is returned as `unverified` for the admins' alert
+ * and for the versions an upload may take (`checkRosterVersion`).
  */
 export async function readRosters(inbox: Inbox): Promise<{ latest: StoredRoster | null; unverified: UnverifiedServiceRoster | null }> {
 	const stored = await latestStoredRoster(inbox.db);
@@ -108,6 +109,34 @@ export async function latestAcceptedRoster(inbox: Inbox): Promise<StoredRoster |
 	return (await readRosters(inbox)).latest;
 }
 
+/**
+ * The version the page proposes for the next roster: the latest accepted + 1, or, when the service
+ * serves a later roster that does not verify, that one's + 1, which is what the service takes if it
+ * really holds it (contract 2.9: each roster is the previous + 1 at the service).
+ */
+function nextRosterVersion(latest: StoredRoster | null, unverified: UnverifiedServiceRoster | null): number {
+	return Math.max(latest?.rosterVersion ?? 0, unverified?.rosterVersion ?? 0) + 1;
+}
+
+/**
+ * Refuses an upload's version before the service sees it. While the service serves what verifies (or
+ * nothing), exactly the latest accepted + 1. While it serves a roster that does not verify, the inbox
+ * cannot know the service's previous version (a broken service, a database restored behind the service,
+ * or a lie): any version above the latest verified is taken and the service keeps its own + 1; demanding
+ * the latest + 1 here would leave no version both accept.
+ */
+function checkRosterVersion(version: number, latest: StoredRoster | null, unverified: UnverifiedServiceRoster | null): void {
+	const floor = latest?.rosterVersion ?? 0;
+	if (unverified && version <= floor) {
+		throw new ContractError(
+			'ROSTER_VERSION_CONFLICT',
+			`rosterVersion must be above ${floor} (the latest verified; the service holds version ${unverified.rosterVersion}, which does not verify), got ${version}`
+		);
+	}
+	if (!unverified && version !== floor + 1)
+		throw new ContractError('ROSTER_VERSION_CONFLICT', `rosterVersion must be ${floor + 1} (the latest accepted + 1), got ${version}`);
+}
+
 /** Byte order of agent key ids (ASCII, so UTF-16 code units order them the same). */
 // Stryker disable next-line all: equivalent: V8's sort only asks whether the answer is below 0, and agent key ids are unique
 const byAgentKeyId = (a: RosterEntry, b: RosterEntry) => (a.agentKeyId < b.agentKeyId ? -1 : a.agentKeyId > b.agentKeyId ? 1 : 0);
@@ -137,7 +166,7 @@ export async function rosterOverview(inbox: Inbox): Promise<RosterOverview> {
 		unverifiedAtService: unverified,
 		history: history.map((roster) => rosterView(roster, accounts)),
 		next: {
-			rosterVersion: (latest?.rosterVersion ?? 0) + 1,
+			rosterVersion: nextRosterVersion(latest, unverified),
 			companyId: await companyIdOf(inbox),
 			agents: nextRosterAgents(accounts)
 		}
@@ -178,14 +207,8 @@ export async function acceptRoster(inbox: Inbox, admin: Account, body: Record<st
 	const signed = { companyId, ...input };
 	const agents = validateRoster(signed).agents as RosterAgent[];
 	verifyRoster(signed, (await inbox.companyKeys()).signingPublicKey);
-	const previous = await latestAcceptedRoster(inbox);
-	const expected = (previous?.rosterVersion ?? 0) + 1;
-	if (input.rosterVersion !== expected) {
-		throw new ContractError(
-			'ROSTER_VERSION_CONFLICT',
-			`rosterVersion must be ${expected} (the latest accepted + 1), got ${input.rosterVersion}`
-		);
-	}
+	const { latest: previous, unverified } = await readRosters(inbox);
+	checkRosterVersion(input.rosterVersion, previous, unverified);
 	const record = { rosterVersion: input.rosterVersion, issuedAt: input.issuedAt, agents, signature: input.signature };
 	await inbox.upstream.perform(`roster:${record.rosterVersion}:${record.signature}`, v1.uploadRoster(record));
 

@@ -500,6 +500,17 @@ create index conversations_by_customer_group on conversations (customer_group) w
 	},
 	{
 		version: 21,
+		name: 'webhook bodies without an id, deduplicated by their bytes',
+		sql: `
+-- The SHA-256 of a webhook body that carries no id (src/lib/server/db/webhook-events.ts): its event id
+-- came from X-Service-Event-Id, which the signature does not cover, so the same signed body under
+-- another header id is the same event (docs/contract-gaps.md §14). Null for a body with an id.
+alter table webhook_events add column body_digest text;
+create unique index webhook_events_body_digest on webhook_events (body_digest);
+`
+	},
+	{
+		version: 22,
 		name: 'who may act: roles with their start, caps per account',
 		sql: `
 -- Since when an account has its role, and which admin gave it (null: the command line): an approval counts

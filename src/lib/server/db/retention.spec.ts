@@ -40,7 +40,14 @@ describe.each(BACKENDS)('retention on %s (docs/operations.md "Retention")', (bac
 
 	it('a maintenance run prunes old live and webhook events; processed events are kept their week, pending ones always', async () => {
 		const db = await databases.open();
-		const event = (id: string) => ({ eventId: id, eventType: 'message.created', deliveryId: null, attempt: null, rawBody: '{}' });
+		const event = (id: string) => ({
+			eventId: id,
+			idInBody: true,
+			eventType: 'message.created',
+			deliveryId: null,
+			attempt: null,
+			rawBody: '{}'
+		});
 		await storeWebhookEvents(db, [event('evt_old'), event('evt_recent'), event('evt_pending')], t0);
 		const seqs = (await db.query<{ seq: number; event_id: string }>('select seq, event_id from webhook_events order by seq')).map(
 			(row) => row.seq

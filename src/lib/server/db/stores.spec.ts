@@ -41,6 +41,7 @@ const envelope = { v: 1, scheme: 'sc1', keyVersion: 1, clientMessageId: 'm1', no
 
 const event = (id: string): IncomingEvent => ({
 	eventId: id,
+	idInBody: true,
 	eventType: 'message.created',
 	deliveryId: 'dlv_1',
 	attempt: 1,

@@ -1,16 +1,20 @@
 /**
  * The stored webhook queue (contract 5.2 steps 6–7): raw events inserted once per event id and committed
- * before the acknowledgement, then claimed in order with a lease by whichever process processes them, so
+ * before the acknowledgement; a body without an id also once per its bytes, since the header that named
+ * it is not signed (docs/contract-gaps.md §14, "Deduplicating a body without an id"). Then claimed in order with a lease by whichever process processes them, so
  * processing is at least once and survives a crash (an expired lease is claimed again). A lease carries
  * a token that fences it (docs/operations.md "Several processes"): marking an event needs the token of
  * the lease that holds it, so a process that paused past its lease and resumes changes nothing.
  */
+import { createHash } from 'node:crypto';
 import type { Queryable } from './database';
 import { LeaseLostError, type Lease } from './leases';
 import { deleteInBatches } from './retention';
 
 export interface IncomingEvent {
 	eventId: string;
+	/** False when `eventId` is the unsigned `X-Service-Event-Id`: the body's bytes then identify the event as well. */
+	idInBody: boolean;
 	eventType: string;
 	deliveryId: string | null;
 	attempt: number | null;
@@ -31,15 +35,18 @@ export interface StoredEvent {
 
 /**
  * Inserts a batch in one statement; returns the ids that were new (the others were already stored) with
- * their queue position. Duplicates inside the batch are inserted once.
+ * their queue position. Duplicates inside the batch are inserted once. An event is a duplicate when its id
+ * was stored, or, without an id in its body, when the same body was: both are unique in the table, so
+ * processes storing at once keep one.
  */
 export async function storeWebhookEvents(db: Queryable, events: readonly IncomingEvent[], now: Date): Promise<Map<string, number>> {
 	if (events.length === 0) return new Map();
 	const rows = await db.query<{ event_id: string; seq: number }>(
-		`insert into webhook_events (event_id, event_type, delivery_id, attempt, raw_body, received_at, next_attempt_at)
-		 select event_id, event_type, delivery_id, attempt, raw_body, $6, $6
-		 from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[]) as e (event_id, event_type, delivery_id, attempt, raw_body)
-		 on conflict (event_id) do nothing
+		`insert into webhook_events (event_id, event_type, delivery_id, attempt, raw_body, body_digest, received_at, next_attempt_at)
+		 select event_id, event_type, delivery_id, attempt, raw_body, body_digest, $7, $7
+		 from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[])
+			as e (event_id, event_type, delivery_id, attempt, raw_body, body_digest)
+		 on conflict do nothing
 		 returning event_id, seq`,
 		[
 			events.map((event) => event.eventId),
@@ -47,6 +54,7 @@ export async function storeWebhookEvents(db: Queryable, events: readonly Incomin
 			events.map((event) => event.deliveryId),
 			events.map((event) => event.attempt),
 			events.map((event) => event.rawBody),
+			events.map((event) => (event.idInBody ? null : createHash('sha256').update(event.rawBody).digest('hex'))),
 			now
 		]
 	);

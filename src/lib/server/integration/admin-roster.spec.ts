@@ -18,27 +18,80 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 	const harness = useStack(backend);
 	const companyId = () => harness.stack().company.companyId;
 
-	it('a roster the service serves that does not verify with signing.pub never becomes the latest nor sets the version; admins see an alert', async () => {
+	const rogue = () => ({ agentKeyId: 'agk_rogue0000', publicKey: b64uEncode(generateX25519KeyPair().publicKey) });
+
+	it('a roster the service serves that does not verify with signing.pub never becomes the latest nor sets the version the inbox requires; admins see an alert', async () => {
 		const admin = await harness.login(ADMIN);
 		const signingKey = await signingKeyOf(harness.stack());
 		const before = (await admin.get('/api/admin/roster')).body;
 		const version = before.next.rosterVersion;
-		const rogue = { agentKeyId: 'agk_rogue0000', publicKey: b64uEncode(generateX25519KeyPair().publicKey) };
-		const forged = signedRoster(companyId(), version + 5, [rogue], generateEd25519KeyPair().secretKey);
+		const forged = signedRoster(companyId(), version + 5, [rogue()], generateEd25519KeyPair().secretKey);
 		const control = simControl(harness.stack().simUrl);
 		expect((await control.control('POST', `/_sim/companies/${companyId()}/served-roster`, forged)).status).toBe(200);
 
 		const overview = (await admin.get('/api/admin/roster')).body;
 		expect(overview.latest?.rosterVersion ?? null).toBe(before.latest?.rosterVersion ?? null);
-		expect(overview.next.rosterVersion).toBe(version);
+		// Proposed: what a service that holds it takes next. Required: only above the latest verified.
+		expect(overview.next.rosterVersion).toBe(version + 6);
 		expect(overview.unverifiedAtService).toMatchObject({ rosterVersion: version + 5 });
 		expect(overview.history.map((roster: { rosterVersion: number }) => roster.rosterVersion)).not.toContain(version + 5);
 
+		// This service only lies in what it serves, and still counts from the rosters it accepted.
 		const agent = await newAgent(admin, 'honest');
 		const uploaded = await admin.post('/api/admin/roster', signedRoster(companyId(), version, [agent.rosterEntry], signingKey));
 		expect(uploaded.status).toBe(201);
 		const after = (await admin.get('/api/admin/roster')).body;
 		expect([after.latest.rosterVersion, after.unverifiedAtService]).toEqual([version, null]);
+	});
+
+	it('while the service holds a roster that does not verify, the admin uploads the version it takes next, none at or below the latest verified; one that verifies again wants exactly + 1', async () => {
+		const admin = await harness.login(ADMIN);
+		const signingKey = await signingKeyOf(harness.stack());
+		const agent = await newAgent(admin, 'unlocked');
+		const verified = (await admin.get('/api/admin/roster')).body.next.rosterVersion;
+		expect((await admin.post('/api/admin/roster', signedRoster(companyId(), verified, [], signingKey))).status).toBe(201);
+		// A broken service, or an inbox whose database is behind it: its latest roster does not verify with signing.pub.
+		const held = signedRoster(companyId(), verified + 3, [rogue()], generateEd25519KeyPair().secretKey);
+		const control = simControl(harness.stack().simUrl);
+		expect((await control.control('POST', `/_sim/companies/${companyId()}/held-roster`, held)).status).toBe(201);
+		const overview = (await admin.get('/api/admin/roster')).body;
+		expect([overview.latest.rosterVersion, overview.unverifiedAtService?.rosterVersion, overview.next.rosterVersion]).toEqual([
+			verified,
+			verified + 3,
+			verified + 4
+		]);
+
+		for (const stale of new Set([1, verified])) {
+			const refused = await admin.post('/api/admin/roster', signedRoster(companyId(), stale, [agent.rosterEntry], signingKey));
+			expect([refused.status, refused.body.error?.code, refused.body.error?.message]).toEqual([
+				409,
+				'ROSTER_VERSION_CONFLICT',
+				`rosterVersion must be above ${verified} (the latest verified; the service holds version ${verified + 3}, which does not verify), got ${stale}`
+			]);
+		}
+		expect((await admin.get('/api/v1/roster')).body).toEqual(held);
+
+		const uploaded = await admin.post('/api/admin/roster', signedRoster(companyId(), verified + 4, [agent.rosterEntry], signingKey));
+		expect(uploaded.status).toBe(201);
+		expect((await admin.get('/api/v1/roster')).body).toMatchObject({ rosterVersion: verified + 4, agents: [agent.rosterEntry] });
+		const after = (await admin.get('/api/admin/roster')).body;
+		expect([after.latest.rosterVersion, after.latest.uploadedByName, after.unverifiedAtService, after.next.rosterVersion]).toEqual([
+			verified + 4,
+			ADMIN.displayName,
+			null,
+			verified + 5
+		]);
+		expect(uploaded.body.grantJob).toMatchObject({ rosterVersion: verified + 4, agentKeyIds: [agent.agentKeyId] });
+		expect(await settledGrantJob(admin, uploaded.body.grantJob.jobId)).toMatchObject({ state: 'done', failed: 0 });
+
+		const skipping = await admin.post('/api/admin/roster', signedRoster(companyId(), verified + 6, [agent.rosterEntry], signingKey));
+		expect([skipping.status, skipping.body.error?.message]).toEqual([
+			409,
+			`rosterVersion must be ${verified + 5} (the latest accepted + 1), got ${verified + 6}`
+		]);
+		expect((await admin.post('/api/admin/roster', signedRoster(companyId(), verified + 5, [agent.rosterEntry], signingKey))).status).toBe(
+			201
+		);
 	});
 
 	it('a roster signed with signing.key is checked, uploaded, kept, and grants earlier conversations to its new agents only', async () => {

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Customer, simControl } from '$test-support/customer';
 import { BACKENDS } from '$test-support/databases';
 import { ADMIN, useStack } from '$test-support/integration';
-import { webhookHeaders, webhookVectors } from '$test-support/webhooks';
+import { webhookHeaders, webhookSignature, webhookVectors } from '$test-support/webhooks';
 import { freePort } from '../../../cli/stack/processes';
 import { ensureCompanyKeys, startInbox, type RunningInbox } from '../../../cli/stack/stack';
 
@@ -115,6 +115,56 @@ describe.each(BACKENDS)('the webhook receiver of the running server on %s (contr
 		const agent = await harness.login(ADMIN);
 		const view = await agent.get(`/api/conversations/${conversationId}`);
 		expect(view.body.unreadCount).toBe(3);
+	});
+
+	it('a signed body without an id, replayed under another X-Service-Event-Id, is stored and processed once', async () => {
+		const sim = simControl(harness.stack().simUrl);
+		const { companyId, webhookSecret } = harness.stack().company;
+		const url = `${harness.stack().inbox.url}/webhooks/service`;
+		/** The service's next body, kept from the inbox (a 400 is not retried), as the contract shows it: no event id, no message id. */
+		async function withheld(emit: () => Promise<unknown>, conversationId: () => string, eventType: string): Promise<string> {
+			await sim.control('POST', '/_sim/faults', { companyId, failNext: 1, status: 400 });
+			await emit();
+			const failed = async () =>
+				(await deliveries(conversationId())).find((entry) => entry.eventType === eventType && entry.status === 'failed');
+			await expect.poll(failed, { timeout: 20_000 }).toBeTruthy();
+			const { id: _id, ...event } = JSON.parse((await failed()).body);
+			const { messageId: _messageId, seq: _seq, ...data } = event.data;
+			return JSON.stringify({ ...event, data });
+		}
+		async function replay(body: string, eventIds: string[]): Promise<boolean[]> {
+			const signature = webhookSignature(webhookSecret, body);
+			const duplicates: boolean[] = [];
+			for (const eventId of eventIds) {
+				const response = await fetch(url, { method: 'POST', headers: webhookHeaders(signature, eventId), body });
+				expect(response.status).toBe(200);
+				duplicates.push((await response.json()).duplicate);
+			}
+			return duplicates;
+		}
+
+		const agent = await harness.login(ADMIN);
+		const invited = await agent.post('/api/invites', {});
+		let customer!: Customer;
+		const started = await withheld(
+			async () => (customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link })),
+			() => customer.conversationId,
+			'conversation.started'
+		);
+		const { conversationId } = customer;
+		expect(await replay(started, ['evt_replayStart1', 'evt_replayStart2'])).toEqual([false, true]);
+		const said = await withheld(
+			() => customer.say('said once'),
+			() => conversationId,
+			'message.created'
+		);
+		expect(await replay(said, ['evt_replaySaid1', 'evt_replaySaid2'])).toEqual([false, true]);
+		// Events are processed in the order they were stored: once a later one shows, these were processed.
+		await customer.say('and then');
+		await expect.poll(async () => (await storedTexts(conversationId)).length, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+		const stored = await storedTexts(conversationId);
+		expect([stored.length, stored.filter((messageId) => messageId.startsWith('evt_replaySaid'))]).toEqual([2, ['evt_replaySaid1']]);
+		expect((await agent.get(`/api/conversations/${conversationId}`)).body.trust).toBe('verified');
 	});
 
 	it('events acknowledged by a server that is killed before processing them are processed after the restart', async () => {

@@ -27,7 +27,7 @@ export class EventWriter {
 		private readonly maxBatch = 500
 	) {}
 
-	/** Resolves with the new event's queue position, or null when its id was already stored; rejects when the write failed. */
+	/** Resolves with the new event's queue position, or null when it was already stored (its id, or its body without one); rejects when the write failed. */
 	store(event: IncomingEvent): Promise<number | null> {
 		return new Promise((resolve, reject) => {
 			this.queue.push({ event, resolve, reject });
@@ -52,7 +52,7 @@ export class EventWriter {
 					this.now()
 				);
 				for (const waiting of batch) {
-					// Within a batch only the first of several identical ids is the new one.
+					// Within a batch only the first of several identical ids (or id-less bodies) is the new one.
 					const seq = inserted.get(waiting.event.eventId);
 					inserted.delete(waiting.event.eventId);
 					waiting.resolve(seq ?? null);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
+import { webhookHeaders, webhookSignature } from '$test-support/webhooks';
 import {
 	b64uEncode,
 	computeInviteBinding,
@@ -22,6 +23,7 @@ import { claimDueEvents, storeWebhookEvents } from '../db/webhook-events';
 import type { Logger } from '../log';
 import { applyMessageBatch, messagesOf } from './message-batch';
 import { WebhookProcessor } from './processor';
+import { WebhookReceiver } from './receiver';
 
 const quiet: Logger = { info() {}, warn() {}, error() {} };
 let company: X25519KeyPair;
@@ -104,6 +106,7 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 			db,
 			events.map((event) => ({
 				eventId: (event as { id: string }).id,
+				idInBody: true,
 				eventType: (event as { type: string }).type,
 				deliveryId: null,
 				attempt: 1,
@@ -271,7 +274,7 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 		const withoutBodyId = (event: { id: string; type: string }) => {
 			const { id, ...body } = event;
 			// As the receiver stores it: under the header's id, with the body exactly as received.
-			return { eventId: id, eventType: event.type, deliveryId: null, attempt: 1, rawBody: JSON.stringify(body) };
+			return { eventId: id, idInBody: false, eventType: event.type, deliveryId: null, attempt: 1, rawBody: JSON.stringify(body) };
 		};
 		const first = withoutBodyId(messageCreated('conv_hdr', 1));
 		const second = withoutBodyId(messageCreated('conv_hdr', 2));
@@ -286,6 +289,36 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 			[first.eventId, second.eventId]
 		]);
 		expect(rows.map((row) => row.state)).toEqual(['processed', 'processed']);
+	});
+
+	it('one signed body without an id, received under two X-Service-Event-Ids, is processed once: one message, and the start stays verified', async () => {
+		const secret = 'whsec_replayed';
+		const receiver = new WebhookReceiver({ db, secrets: () => [secret], now: Date.now, log: quiet });
+		/** The contract's bodies carry neither an event id nor, for a message, a message id (contract 6). */
+		const idless = (event: { id: string; data: object }) => {
+			const { id: _id, ...body } = event;
+			const { messageId: _messageId, seq: _seq, ...data } = event.data as Record<string, unknown>;
+			return JSON.stringify({ ...body, data });
+		};
+		const receive = async (body: string, headerIds: string[]) => {
+			const signature = webhookSignature(secret, body);
+			for (const eventId of headerIds) {
+				const request = new Request('http://inbox.test/webhooks/service', {
+					method: 'POST',
+					headers: webhookHeaders(signature, eventId),
+					body
+				});
+				expect((await receiver.handle(request)).status).toBe(200);
+			}
+			while ((await processor.runOnce()) > 0);
+		};
+
+		const inviteSecret = await invite('conv_replayed');
+		await receive(idless(started('conv_replayed', { secret: inviteSecret })), ['evt_start_a', 'evt_start_b']);
+		expect((await view('conv_replayed'))?.trust).toBe('verified');
+		await receive(idless(messageCreated('conv_replayed', 1)), ['evt_said_a', 'evt_said_b']);
+		const { messages } = await listStoredMessages(db, 'conv_replayed', 0, 10);
+		expect(messages.map((message) => message.messageId)).toEqual(['evt_said_a']);
 	});
 
 	it('unknown event types are kept and ignored; malformed known events are set aside as rejected', async () => {
@@ -307,7 +340,7 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 		await db.query(`alter table conversation_messages add constraint no_conv_tx check (conversation_id <> 'conv_tx') not valid`);
 		await storeWebhookEvents(
 			db,
-			[{ eventId: event.id, eventType: event.type, deliveryId: null, attempt: 1, rawBody: JSON.stringify(event) }],
+			[{ eventId: event.id, idInBody: true, eventType: event.type, deliveryId: null, attempt: 1, rawBody: JSON.stringify(event) }],
 			new Date()
 		);
 		await processor.runOnce();
@@ -329,7 +362,14 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 		const start = Date.now();
 		await storeWebhookEvents(
 			db,
-			events.map((event) => ({ eventId: event.id, eventType: event.type, deliveryId: null, attempt: 1, rawBody: JSON.stringify(event) })),
+			events.map((event) => ({
+				eventId: event.id,
+				idInBody: true,
+				eventType: event.type,
+				deliveryId: null,
+				attempt: 1,
+				rawBody: JSON.stringify(event)
+			})),
 			new Date(start)
 		);
 		const paused = await claimDueEvents(db, 100, newLease(1_000), new Date(start + 1));

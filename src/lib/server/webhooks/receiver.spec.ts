@@ -101,6 +101,44 @@ describe.each(BACKENDS)('webhook receiver on %s, over HTTP (contract 5.2)', (bac
 		expect((await storedEvents(db)).map((stored) => stored.event_id)).not.toContain('evt_huge');
 	});
 
+	it('stores a body without an id once: replayed under other X-Service-Event-Ids, at once or later, or retried with a new signature time', async () => {
+		clock = Date.now();
+		const t = Math.floor(clock / 1000);
+		const before = woken;
+		const body = JSON.stringify({ type: 'message.created', data: { conversationId: 'conv_idless', text: 'once' } });
+		const answer = async (response: Promise<Response>) => {
+			const settled = await response;
+			return { status: settled.status, ...(await settled.json()) };
+		};
+		// The same signed bytes (one t), each under its own unsigned header id, all at once.
+		const replays = await Promise.all(
+			Array.from({ length: 6 }, (_, n) => answer(postWebhook(served.url, vectorSecret, body, { t, eventId: `evt_replay${n}` })))
+		);
+		expect(replays.every((result) => result.status === 200 && result.received === true)).toBe(true);
+		expect(replays.filter((result) => result.duplicate === false)).toHaveLength(1);
+		expect(await answer(postWebhook(served.url, vectorSecret, body, { t, eventId: 'evt_replay_later' }))).toEqual({
+			status: 200,
+			received: true,
+			duplicate: true
+		});
+		// The service's retry signs the same body at another time.
+		expect(await answer(postWebhook(served.url, vectorSecret, body, { t: t + 7, eventId: 'evt_replay_retry' }))).toEqual({
+			status: 200,
+			received: true,
+			duplicate: true
+		});
+		expect((await storedEvents(db)).filter((stored) => stored.raw_body === body)).toHaveLength(1);
+		expect(woken - before).toBe(1);
+
+		// Another body without an id is another event.
+		const other = JSON.stringify({ type: 'message.created', data: { conversationId: 'conv_idless', text: 'twice' } });
+		expect(await answer(postWebhook(served.url, vectorSecret, other, { t, eventId: 'evt_other_body' }))).toEqual({
+			status: 200,
+			received: true,
+			duplicate: false
+		});
+	});
+
 	it('stores the delivery id, attempt and type as sent within their limits, and logs a refusal with its ids but never the body', async () => {
 		clock = Date.now();
 		const t = Math.floor(clock / 1000);

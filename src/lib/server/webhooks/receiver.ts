@@ -1,8 +1,9 @@
 /**
  * `POST /webhooks/service` (contract 5.2): reads the raw body before anything parses it, verifies the
  * signature with the crypto core against the current and the previous secret, stores the raw event
- * (deduplicated by event id) and answers 2xx only once it is committed; a failed store is 503 so the
- * service retries. Processing happens later, from the stored queue.
+ * (deduplicated by event id, and a body without an id also by its bytes: docs/contract-gaps.md §14) and
+ * answers 2xx only once it is committed; a failed store is 503 so the service retries. Processing happens
+ * later, from the stored queue.
  */
 import { ContractError } from '../../errors';
 import { verifyWebhookSignature } from '../../crypto/hmac';
@@ -92,6 +93,7 @@ export class WebhookReceiver {
 		try {
 			seq = await this.writer.store({
 				...received,
+				idInBody: event.idInBody,
 				deliveryId,
 				attempt: positiveInteger(request.headers.get('x-service-attempt'))
 			});
