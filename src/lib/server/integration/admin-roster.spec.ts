@@ -69,11 +69,14 @@ describe.each(BACKENDS)('rosters, grants and the signing secret through the admi
 				`rosterVersion must be above ${verified} (the latest verified; the service holds version ${verified + 3}, which does not verify), got ${stale}`
 			]);
 		}
-		expect((await admin.get('/api/v1/roster')).body).toEqual(held);
+		expect((await callService(harness.stack(), 'GET', '/v1/roster')).body).toEqual(held);
 
 		const uploaded = await admin.post('/api/admin/roster', signedRoster(companyId(), verified + 4, [agent.rosterEntry], signingKey));
 		expect(uploaded.status).toBe(201);
-		expect((await admin.get('/api/v1/roster')).body).toMatchObject({ rosterVersion: verified + 4, agents: [agent.rosterEntry] });
+		expect((await callService(harness.stack(), 'GET', '/v1/roster')).body).toMatchObject({
+			rosterVersion: verified + 4,
+			agents: [agent.rosterEntry]
+		});
 		const after = (await admin.get('/api/admin/roster')).body;
 		expect([after.latest.rosterVersion, after.latest.uploadedByName, after.unverifiedAtService, after.next.rosterVersion]).toEqual([
 			verified + 4,
