@@ -94,7 +94,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 	'/api/admin/usage': { GET: 'admin' },
 	'/api/admin/webhook-secret/rotation': { POST: 'admin' },
 	// signed with the webhook secret (contract 5.2): the receiver checks the HMAC before anything else
-	'/webhooks/service': { POST: 'anonymous' }
+	'/webhooks/service': { POST: 'anonymous' },
+	// the PDF preview's frame and pdf.js for it (pdf-frame.ts): public files, asked for by a frame without an origin
+	'/pdf-frame.html': { GET: 'anonymous' },
+	'/pdf-frame/[script]': { GET: 'anonymous' }
 };
 
 /** Where a proxied request names its conversation: the first id of its path, or `conversationId` of its JSON body. */

@@ -76,4 +76,22 @@ describe('security headers (docs/inbox-api.md §1)', () => {
 		});
 		expect(secured('/favicon.png', image).get('content-security-policy')).toBe("default-src 'none'; img-src 'self'");
 	});
+
+	it('keeps the policy and frame options of a sandboxed document of its own, but never on /api', () => {
+		const frame =
+			"sandbox allow-scripts; default-src 'none'; script-src https://inbox.example.com/pdf-frame/pdf.min.mjs; frame-ancestors 'self'";
+		const document = () =>
+			new Response('<!doctype html>', {
+				headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': frame, 'x-frame-options': 'SAMEORIGIN' }
+			});
+		const headers = secured('/pdf-frame.html', document());
+		expect([headers.get('content-security-policy'), headers.get('x-frame-options')]).toEqual([frame, 'SAMEORIGIN']);
+		expect([headers.get('x-content-type-options'), headers.get('cross-origin-opener-policy'), headers.get('referrer-policy')]).toEqual([
+			'nosniff',
+			'same-origin',
+			'no-referrer'
+		]);
+		const data = secured('/api/pdf-frame.html', document());
+		expect([data.get('content-security-policy'), data.get('x-frame-options')]).toEqual([NOTHING_ALLOWED, 'DENY']);
+	});
 });

@@ -4,19 +4,21 @@
  * Content-Security-Policy allows nothing and sandboxes the page, and nothing of them is cached. HTML
  * pages keep the policy of `kit.csp` (svelte.config.js: script hashes, `'wasm-unsafe-eval'` for
  * libsodium, `worker-src 'self'`), whose `connect-src 'self'` gains `blob:` and the storage origins the
- * presigned attachment URLs point at (`STORAGE_ORIGINS`); anything else gets the policy that allows nothing.
+ * presigned attachment URLs point at (`STORAGE_ORIGINS`); a sandboxed document of its own (the PDF frame,
+ * pdf-frame.ts) keeps its policy and frame options; anything else gets the policy that allows nothing.
  */
 
 const ALWAYS: Record<string, string> = {
 	'x-content-type-options': 'nosniff',
 	'referrer-policy': 'no-referrer',
-	'x-frame-options': 'DENY',
 	'cross-origin-opener-policy': 'same-origin'
 };
 
 export const NOTHING_ALLOWED = "default-src 'none'; frame-ancestors 'none'; sandbox";
 
 const DATA_PATH = /^\/(api|webhooks)(\/|$)/;
+
+const SANDBOXED = /(^|;)\s*sandbox(\s|;|$)/i;
 
 /**
  * `connect-src` of a page's policy set to `'self'`, `blob:` (the viewer reads a decrypted PDF the inbox
@@ -42,11 +44,18 @@ export function withSecurityHeaders(response: Response, request: { path: string;
 	}
 	for (const [name, value] of Object.entries(ALWAYS)) target.headers.set(name, value);
 	const policy = target.headers.get('content-security-policy');
-	if (DATA_PATH.test(request.path)) {
+	const data = DATA_PATH.test(request.path);
+	// A document with a sandboxed policy of its own (the PDF frame) has no origin, so it connects nowhere as
+	// us: it keeps its policy, and says itself who may frame it.
+	const sandboxed = !data && policy !== null && SANDBOXED.test(policy);
+	if (data) {
 		target.headers.set('content-security-policy', NOTHING_ALLOWED);
 		target.headers.set('cache-control', 'no-store');
-	} else if ((target.headers.get('content-type') ?? '').startsWith('text/html') && policy !== null) {
+	} else if (policy === null) {
+		target.headers.set('content-security-policy', NOTHING_ALLOWED);
+	} else if (!sandboxed && (target.headers.get('content-type') ?? '').startsWith('text/html')) {
 		target.headers.set('content-security-policy', withConnectSources(policy, request.storageOrigins));
-	} else if (policy === null) target.headers.set('content-security-policy', NOTHING_ALLOWED);
+	}
+	if (!sandboxed) target.headers.set('x-frame-options', 'DENY');
 	return target;
 }

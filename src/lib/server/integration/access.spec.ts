@@ -72,7 +72,8 @@ function everyCall(conversationId: string): Call[] {
 		deliveryId: 'dlv_nothing00',
 		jobId: 'gjb_nothing00',
 		labelId: 'lbl_nothing00',
-		replyId: 'cr_nothing000'
+		replyId: 'cr_nothing000',
+		script: 'nothing.mjs'
 	};
 	const calls: Call[] = [];
 	for (const [routeId, entry] of Object.entries(ROUTE_ACCESS)) {
