@@ -1,10 +1,11 @@
-import adapter from '@sveltejs/adapter-node';
 import { vitePreprocess } from '@sveltejs/vite-plugin-svelte';
+import adapter from './src/lib/server/node/adapter.js';
 
 /** @type {import('@sveltejs/kit').Config} */
 const config = {
 	preprocess: vitePreprocess(),
 	kit: {
+		// adapter-node with the inbox's own server as build/index.js (src/lib/server/node/)
 		adapter: adapter(),
 		// For specs only (`*.spec.ts`): the helpers under tests/support/. eslint.config.js forbids it in product code.
 		alias: { '$test-support': 'tests/support' },

@@ -69,7 +69,14 @@ async function main(): Promise<void> {
 				dataDir,
 				keysDir: join(dataDir, 'keys'),
 				databaseUrl: null,
-				port: 0,
+				listen: {
+					socketPath: null,
+					host: '127.0.0.1',
+					port: 1,
+					keepAliveTimeoutMs: null,
+					headersTimeoutMs: null,
+					shutdownTimeoutMs: 30_000
+				},
 				origin: 'http://127.0.0.1:1',
 				webhookProcessing: true,
 				storageOrigins: [new URL(simUrl).origin],

@@ -34,7 +34,8 @@ describe('configuration from the environment', () => {
 			dataDir: '/srv/inbox/data',
 			keysDir: '/srv/inbox/data/keys',
 			databaseUrl: null,
-			port: 3000,
+			// its defaults: node/listen.spec.ts
+			listen: expect.objectContaining({ host: '0.0.0.0', port: 3000 }),
 			origin: 'https://inbox.example.com',
 			webhookProcessing: true,
 			storageOrigins: ['https://api.example.com'],
@@ -80,7 +81,7 @@ describe('configuration from the environment', () => {
 			dataDir: '/var/lib/inbox',
 			keysDir: '/var/lib/inbox/keys',
 			databaseUrl: 'postgres://inbox@db/inbox',
-			port: 8080,
+			listen: { port: 8080 },
 			webhookProcessing: false,
 			serviceCompanyId: 'cmp_abcdefghijkl'
 		});

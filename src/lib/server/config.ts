@@ -7,6 +7,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { b64uDecode } from '../crypto/encoding';
 import { isId, KEY_BYTES } from '../crypto/rules';
 import type { UsageCaps } from '../inbox-api/usage';
+import { readListenOptions, type ListenOptions } from './node/listen';
 import { DEFAULT_CAPS } from './usage/caps';
 
 export interface InboxConfig {
@@ -25,7 +26,8 @@ export interface InboxConfig {
 	keysDir: string;
 	/** PostgreSQL when set; PGlite under `DATA_DIR/pglite` otherwise (not durable: docs/operations.md). */
 	databaseUrl: string | null;
-	port: number;
+	/** Where the HTTP server listens, its timeouts and its shutdown (node/listen.ts). */
+	listen: ListenOptions;
 	/** The inbox's public origin (`https://inbox.example.com`): the origin check and cookies use it. */
 	origin: string;
 	/** `WEBHOOK_PROCESSING=off` makes this process receive and store webhooks without processing them. */
@@ -124,15 +126,6 @@ function readCredential(env: Env, name: string, prefix: string, what: string, pr
 		return null;
 	}
 	return value.trim();
-}
-
-function readPort(value: string | undefined, problems: string[]): number {
-	if (value === undefined || value === '') return 3000;
-	if (!/^[0-9]{1,5}$/.test(value) || Number(value) < 1 || Number(value) > 65535) {
-		problems.push(`PORT must be an integer from 1 to 65535, got ${JSON.stringify(value)}`);
-		return 0;
-	}
-	return Number(value);
 }
 
 function readOrigin(value: string | undefined, fallback: string | undefined, problems: string[]): string {
@@ -266,7 +259,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	const dataDir = isAbsolute(dataDirText) ? dataDirText : resolve(options.cwd ?? process.cwd(), dataDirText);
 	const databaseUrl = readDatabaseUrl(env.DATABASE_URL, problems);
 	if (options.durableStore) checkDurableStore(env, databaseUrl, problems);
-	const port = readPort(env.PORT, problems);
+	const listen = readListenOptions(env, problems);
 	const origin = readOrigin(env.ORIGIN, options.defaultOrigin, problems);
 	const webhookProcessing = readSwitch('WEBHOOK_PROCESSING', env.WEBHOOK_PROCESSING, true, problems);
 	const storageOrigins = readStorageOrigins(env.STORAGE_ORIGINS, serviceBaseUrl, problems);
@@ -282,7 +275,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 		dataDir,
 		keysDir: join(dataDir, 'keys'),
 		databaseUrl,
-		port,
+		listen,
 		origin,
 		webhookProcessing,
 		storageOrigins,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NOTHING_ALLOWED, withConnectSources, withSecurityHeaders } from './security-headers';
+import { baseSecurityHeaders, NOTHING_ALLOWED, withConnectSources, withSecurityHeaders } from './security-headers';
 
 const STORAGE = ['https://files.example.com', 'http://127.0.0.1:8787'];
 const PAGE_POLICY = "default-src 'self'; script-src 'self' 'sha256-abc'; connect-src 'self'; frame-ancestors 'none'";
@@ -93,5 +93,62 @@ describe('security headers (docs/inbox-api.md §1)', () => {
 		]);
 		const data = secured('/api/pdf-frame.html', document());
 		expect([data.get('content-security-policy'), data.get('x-frame-options')]).toEqual([NOTHING_ALLOWED, 'DENY']);
+	});
+
+	it('knows a sandboxed policy by its sandbox directive, wherever it stands, and by nothing else', () => {
+		const framing = (policy: string) =>
+			secured(
+				'/frame.html',
+				new Response('<!doctype html>', { headers: { 'content-type': 'text/html', 'content-security-policy': policy } })
+			).get('x-frame-options');
+		for (const policy of ["default-src 'none';sandbox allow-scripts", "default-src 'none'; sandbox", 'sandbox;default-src *']) {
+			expect([policy, framing(policy)]).toEqual([policy, null]);
+		}
+		for (const policy of ["default-src 'none'; report-uri /sandbox", "default-src 'none'; sandboxed", "img-src 'self' sandbox.example"]) {
+			expect([policy, framing(policy)]).toEqual([policy, 'DENY']);
+		}
+	});
+
+	it('sends a page without its ETag, so that no 304 made after the hooks replaces its policy in the browser’s copy', () => {
+		const tagged = (policy?: string) =>
+			new Response('<!doctype html>', {
+				headers: { 'content-type': 'text/html', etag: '"abc"', ...(policy ? { 'content-security-policy': policy } : {}) }
+			});
+		expect(secured('/inbox', tagged(PAGE_POLICY)).get('etag')).toBeNull();
+		expect(secured('/pdf-frame.html', tagged("sandbox allow-scripts; default-src 'none'")).get('etag')).toBeNull();
+		// what gets the policy that allows nothing keeps it: a 304 carries that one too
+		expect(secured('/favicon.svg', tagged()).get('etag')).toBe('"abc"');
+		expect(secured('/api/v1/x', tagged(PAGE_POLICY)).get('etag')).toBe('"abc"');
+	});
+});
+
+describe('the headers the Node server sets before anything answers (docs/inbox-api.md §1)', () => {
+	it('gives everything the policy that allows nothing, and a module worker its own: WASM, its chunk workers, the pages’ connect sources', () => {
+		const always = {
+			'x-content-type-options': 'nosniff',
+			'referrer-policy': 'no-referrer',
+			'cross-origin-opener-policy': 'same-origin',
+			'x-frame-options': 'DENY'
+		};
+		for (const path of [
+			'/favicon.svg',
+			'/_app/immutable/entry/start.js',
+			'/_app/version.json',
+			'/login',
+			'/api/health',
+			'/x/_app/immutable/workers/a.js'
+		]) {
+			expect([path, baseSecurityHeaders(path, STORAGE)]).toEqual([path, { ...always, 'content-security-policy': NOTHING_ALLOWED }]);
+		}
+		for (const path of ['/_app/immutable/workers/entry-r_dkWorb.js', '/_app/immutable/workers/chunk-worker-entry-DxkCHIjN.js?v=1']) {
+			expect([path, baseSecurityHeaders(path, STORAGE)]).toEqual([
+				path,
+				{
+					...always,
+					'content-security-policy':
+						"default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; frame-ancestors 'none'; connect-src 'self' blob: https://files.example.com http://127.0.0.1:8787"
+				}
+			]);
+		}
 	});
 });

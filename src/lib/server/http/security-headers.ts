@@ -1,11 +1,18 @@
 /**
- * Headers every response carries (docs/inbox-api.md §1): no MIME sniffing, no referrer, no framing.
- * `/api` and `/webhooks` answers are data, never a document: whatever their type, their
- * Content-Security-Policy allows nothing and sandboxes the page, and nothing of them is cached. HTML
- * pages keep the policy of `kit.csp` (svelte.config.js: script hashes, `'wasm-unsafe-eval'` for
- * libsodium, `worker-src 'self'`), whose `connect-src 'self'` gains `blob:` and the storage origins the
- * presigned attachment URLs point at (`STORAGE_ORIGINS`); a sandboxed document of its own (the PDF frame,
- * pdf-frame.ts) keeps its policy and frame options; anything else gets the policy that allows nothing.
+ * Headers every response carries (docs/inbox-api.md §1): no MIME sniffing, no referrer, a browsing context
+ * group of its own (`Cross-Origin-Opener-Policy`), and a Content-Security-Policy that says who may frame it.
+ *
+ * - `baseSecurityHeaders`: set by the Node server (node/request-listener.ts) on every response before anything answers,
+ *   so that static files, `_app` assets and what SvelteKit answers before the hooks (its CSRF 403) carry
+ *   them: the policy that allows nothing, but for a module worker, whose policy is its own script's: it runs
+ *   libsodium (`'wasm-unsafe-eval'`), starts chunk workers of ours and connects where the pages connect.
+ * - `withSecurityHeaders`: the hooks, on what SvelteKit answers. `/api` and `/webhooks` answers are data,
+ *   never a document: whatever their type, their policy allows nothing and sandboxes the page, and nothing
+ *   of them is cached. HTML pages keep the policy of `kit.csp` (svelte.config.js: script hashes,
+ *   `'wasm-unsafe-eval'` for libsodium, `worker-src 'self'`), whose `connect-src 'self'` gains `blob:` and the
+ *   storage origins the presigned attachment URLs point at (`STORAGE_ORIGINS`); a sandboxed document of its
+ *   own (the PDF frame, pdf-frame.ts) keeps its policy and frame options; anything else gets the policy that
+ *   allows nothing.
  */
 
 const ALWAYS: Record<string, string> = {
@@ -16,9 +23,14 @@ const ALWAYS: Record<string, string> = {
 
 export const NOTHING_ALLOWED = "default-src 'none'; frame-ancestors 'none'; sandbox";
 
+/** A module worker's policy, without its connect sources: it runs libsodium's WASM and starts chunk workers of ours. */
+const WORKER_POLICY = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; frame-ancestors 'none'";
+
+const WORKER_PATH = /^\/_app\/immutable\/workers\//;
+
 const DATA_PATH = /^\/(api|webhooks)(\/|$)/;
 
-const SANDBOXED = /(^|;)\s*sandbox(\s|;|$)/i;
+const SANDBOXED = /(^|;)\s*sandbox(\s|;|$)/;
 
 /**
  * `connect-src` of a page's policy set to `'self'`, `blob:` (the viewer reads a decrypted PDF the inbox
@@ -32,6 +44,15 @@ export function withConnectSources(policy: string, storageOrigins: readonly stri
 		.map((directive) => directive.trim())
 		.filter((directive) => directive !== '' && !/^connect-src(\s|$)/i.test(directive));
 	return [...directives, connect].join('; ');
+}
+
+/** What the Node server sets on a response before adapter-node's handler runs, by the request's path. */
+export function baseSecurityHeaders(path: string, storageOrigins: readonly string[]): Record<string, string> {
+	return {
+		...ALWAYS,
+		'x-frame-options': 'DENY',
+		'content-security-policy': WORKER_PATH.test(path) ? withConnectSources(WORKER_POLICY, storageOrigins) : NOTHING_ALLOWED
+	};
 }
 
 export function withSecurityHeaders(response: Response, request: { path: string; storageOrigins: readonly string[] }): Response {
@@ -57,5 +78,8 @@ export function withSecurityHeaders(response: Response, request: { path: string;
 		target.headers.set('content-security-policy', withConnectSources(policy, request.storageOrigins));
 	}
 	if (!sandboxed) target.headers.set('x-frame-options', 'DENY');
+	// SvelteKit answers a matching If-None-Match with a 304 it makes after the hooks, which carries the Node
+	// server's base policy, and a browser takes a 304's headers into the response it kept: a page has no ETag.
+	if (target.headers.get('content-security-policy') !== NOTHING_ALLOWED) target.headers.delete('etag');
 	return target;
 }

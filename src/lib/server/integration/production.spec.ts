@@ -1,18 +1,32 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedPgliteDataDir } from '$test-support/databases';
 import { buildSecrets, ensureBuild, type BuildSecrets } from '../../../cli/stack/build';
-import { freePort } from '../../../cli/stack/processes';
-import { ensureCompanyKeys, inboxEnvironment, startInbox, type RunningInbox } from '../../../cli/stack/stack';
+import { freePort, startProcess } from '../../../cli/stack/processes';
+import { ensureCompanyKeys, inboxEnvironment, startInbox, type InboxOptions, type RunningInbox } from '../../../cli/stack/stack';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 120_000 });
 
 const run = promisify(execFile);
+
+/** A GET over a Unix socket (fetch has no such option). */
+function getOverSocket(socketPath: string, path: string): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+	return new Promise((resolve, reject) => {
+		request({ socketPath, path }, (response) => {
+			response.resume();
+			resolve({ status: response.statusCode ?? 0, headers: response.headers });
+		})
+			.on('error', reject)
+			.end();
+	});
+}
 
 function filesUnder(directory: string): string[] {
 	return readdirSync(directory).flatMap((name) => {
@@ -25,13 +39,12 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 	let secrets: BuildSecrets;
 	let inbox: RunningInbox;
 
-	beforeAll(async () => {
-		await ensureBuild();
-		secrets = await buildSecrets();
-		const dataDir = mkdtempSync(join(tmpdir(), 'inbox-prod-'));
+	/** What a server of the build runs with: a data directory of its own, the build's credentials, a service that never answers. */
+	async function serverOptions(prefix: string): Promise<InboxOptions> {
+		const dataDir = mkdtempSync(join(tmpdir(), prefix));
 		await ensureCompanyKeys(dataDir);
 		await seedPgliteDataDir(dataDir);
-		inbox = await startInbox({
+		return {
 			dataDir,
 			port: await freePort(),
 			company: {
@@ -40,7 +53,13 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 				webhookSecret: secrets.SERVICE_WEBHOOK_SECRET,
 				serviceBaseUrl: 'http://127.0.0.1:9'
 			}
-		});
+		};
+	}
+
+	beforeAll(async () => {
+		await ensureBuild();
+		secrets = await buildSecrets();
+		inbox = await startInbox(await serverOptions('inbox-prod-'));
 	}, 600_000);
 	afterAll(() => inbox?.stop());
 
@@ -103,6 +122,113 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 		expect((await fetch(`${inbox.url}/api/health`)).headers.get('content-security-policy')).toBe(
 			"default-src 'none'; frame-ancestors 'none'; sandbox"
 		);
+	});
+
+	it('gives every response, served before the hooks or through them, the security headers and its exact policy', async () => {
+		const NOTHING = "default-src 'none'; frame-ancestors 'none'; sandbox";
+		const PAGE =
+			"default-src 'self'; frame-src 'self' blob:; worker-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; object-src 'none'; script-src 'self' 'wasm-unsafe-eval' 'sha256-…'; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; connect-src 'self' blob: http://127.0.0.1:9";
+		const client = join(process.cwd(), 'build', 'client');
+		const first = (folder: string, pattern: RegExp) => {
+			const name = readdirSync(join(client, folder)).find((file) => pattern.test(file));
+			expect(name, `${pattern} in ${folder}`).toBeDefined();
+			return `/${folder}/${name}`;
+		};
+		const script = first('_app/immutable/entry', /^start\..*\.js$/);
+		const worker = first('_app/immutable/workers', /^entry-.*\.js$/);
+		const frame = await fetch(`${inbox.url}/pdf-frame.html`);
+		const frameScripts = [...(await frame.text()).matchAll(/"(\/pdf-frame\/[^"]+)"/g)].map((match) => match[1]);
+		expect(frameScripts).toHaveLength(2);
+		const expected: [string, RequestInit, number, string, string][] = [
+			// path, request, status, Content-Security-Policy (script hashes as 'sha256-…'), X-Frame-Options
+			['/login', {}, 200, PAGE, 'DENY'],
+			['/no-such-page', {}, 404, PAGE, 'DENY'],
+			['/api/health', {}, 200, NOTHING, 'DENY'],
+			['/api/nothing-here', {}, 404, NOTHING, 'DENY'],
+			// SvelteKit's CSRF check answers before the hooks run
+			[
+				'/login',
+				{ method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b' },
+				403,
+				NOTHING,
+				'DENY'
+			],
+			['/favicon.svg', {}, 200, NOTHING, 'DENY'],
+			[
+				'/favicon.svg',
+				{ headers: { 'if-none-match': (await fetch(`${inbox.url}/favicon.svg`)).headers.get('etag') ?? '' } },
+				304,
+				NOTHING,
+				'DENY'
+			],
+			['/_app/version.json', {}, 200, NOTHING, 'DENY'],
+			['/viewer', {}, 200, PAGE, 'DENY'],
+			[script, {}, 200, NOTHING, 'DENY'],
+			[
+				worker,
+				{},
+				200,
+				"default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; frame-ancestors 'none'; connect-src 'self' blob: http://127.0.0.1:9",
+				'DENY'
+			],
+			[
+				'/pdf-frame.html',
+				{},
+				200,
+				`sandbox allow-scripts; default-src 'none'; script-src 'sha256-…' ${frameScripts.map((path) => inbox.url + path).join(' ')}; style-src 'unsafe-inline'; img-src blob: data:; font-src blob: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'`,
+				'SAMEORIGIN'
+			],
+			...frameScripts.map((path): [string, RequestInit, number, string, string] => [
+				path,
+				{ headers: { origin: 'null' } },
+				200,
+				NOTHING,
+				'DENY'
+			]),
+			['/pdf-frame/nothing-here.js', {}, 404, NOTHING, 'DENY']
+		];
+		const seen = [];
+		for (const [path, request, status] of expected) {
+			const response = await fetch(`${inbox.url}${path}`, { redirect: 'manual', ...request });
+			const headers = response.headers;
+			seen.push([
+				path,
+				request,
+				response.status,
+				headers.get('content-security-policy')?.replace(/'sha256-[^']+'( 'sha256-[^']+')*/g, "'sha256-…'"),
+				headers.get('x-frame-options')
+			]);
+			expect([
+				path,
+				status,
+				headers.get('x-content-type-options'),
+				headers.get('cross-origin-opener-policy'),
+				headers.get('referrer-policy')
+			]).toEqual([path, status, 'nosniff', 'same-origin', 'no-referrer']);
+			// only the PDF frame's scripts may be read by another origin (the frame's, which is opaque)
+			expect([path, headers.get('access-control-allow-origin')]).toEqual([path, frameScripts.includes(path) ? '*' : null]);
+		}
+		expect(seen).toEqual(expected);
+		// SvelteKit would answer a revalidated page with a 304 made after the hooks, with the base policy in it
+		expect((await fetch(`${inbox.url}/viewer`)).headers.get('etag')).toBeNull();
+	});
+
+	it('listens on SOCKET_PATH when it is set, and on SIGTERM finishes, closes the inbox and exits with 0', async () => {
+		const options = await serverOptions('inbox-socket-');
+		const socketPath = join(options.dataDir, 'inbox.sock');
+		const server = startProcess('inbox', process.execPath, ['build'], { ...inboxEnvironment(options), SOCKET_PATH: socketPath });
+		const exited = once(server.child, 'exit');
+		const health = () => getOverSocket(socketPath, '/api/health').catch(() => undefined);
+		await expect.poll(async () => (await health())?.status, { timeout: 90_000 }).toBe(200);
+		expect((await health())?.headers).toMatchObject({
+			'content-security-policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
+			'x-content-type-options': 'nosniff',
+			// KEEP_ALIVE_TIMEOUT=60 of the stack's environment
+			'keep-alive': 'timeout=60'
+		});
+		server.child.kill('SIGTERM');
+		// 0: the server closed and emitted sveltekit:shutdown, on which the inbox closed (the deadline exits with 1)
+		expect(await exited).toEqual([0, null]);
 	});
 
 	it('refuses to start with a bad configuration, listing every problem without echoing a secret', async () => {
