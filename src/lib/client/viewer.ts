@@ -27,7 +27,7 @@ const VIEWABLE: Readonly<Record<string, ViewerKind>> = {
 	'video/webm': 'video',
 	'video/ogg': 'video',
 	'text/plain': 'text',
-	// painted by pdf.js in a frame of its own, sandboxed without allow-same-origin (static/pdf-frame.html)
+	// painted by pdf.js in a frame of its own that has no origin (/pdf-frame.html, src/lib/server/pdf-frame.ts)
 	'application/pdf': 'pdf'
 };
 

@@ -1,9 +1,10 @@
 /**
- * The PDF preview frame's own script (docs/inbox-api.md §11 "Attachments"), served with pdf.js by
- * src/lib/server/pdf-frame.ts under a policy that makes the frame an opaque origin whoever frames or opens
- * it. It takes the bytes of one PDF from its parent, only from the inbox's origin, imports pdf.js from the
- * fixed URLs its document names, and paints each page on a canvas. pdf.js evaluates nothing
- * (`isEvalSupported: false`) and runs no script of the document (its scripting sandbox is not loaded).
+ * The PDF preview frame's own script (docs/inbox-api.md §11 "Attachments"), inline in the frame's
+ * document (src/lib/server/pdf-frame.ts), whose policy makes it an opaque origin whoever frames or opens
+ * it and allows this script by its hash. It takes the bytes of one PDF from its parent, only from the
+ * inbox's origin, imports pdf.js from the fixed URLs its document names, and paints each page on a
+ * canvas. pdf.js evaluates nothing (`isEvalSupported: false`) and runs no script of the document (its
+ * scripting sandbox is not loaded).
  */
 const MAX_PAGES = 200;
 
