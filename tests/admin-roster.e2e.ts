@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { isoSeconds, generateEd25519KeyPair, initCrypto, parseKeyFile, signRoster as signWithKey } from '../src/lib/crypto/index';
 import { adminTab, agentWithKey, expect, signingAdmin, signingKeyPath, signRoster, unlockSigningKey } from './support/admin-e2e';
-import { test, unlock } from './support/inbox-e2e';
+import { test, unlock, type InboxStack } from './support/inbox-e2e';
+import { callService } from './support/service-api';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the API's JSON answers are read loosely; the tests assert on them */
 
@@ -28,8 +29,9 @@ function fromPage(page: Page, method: string, path: string, body?: unknown): Pro
 	);
 }
 
-async function agentWrapIds(page: Page, conversationId: string): Promise<string[]> {
-	const answer = await fromPage(page, 'GET', `/api/v1/conversations/${conversationId}/agent-wraps`);
+/** The agent wraps the service holds for the conversation, as the company reads them (the proxy forwards no agent wraps). */
+async function agentWrapIds(inbox: InboxStack, conversationId: string): Promise<string[]> {
+	const answer = await callService(inbox.stack, 'GET', `/v1/conversations/${conversationId}/agent-wraps`);
 	expect(answer.status).toBe(200);
 	return answer.body.wraps.map((wrap: { agentKeyId: string }) => wrap.agentKeyId);
 }
@@ -44,7 +46,7 @@ test('a removed agent gets no wrap for a new conversation; the page says deliver
 	await signRoster(page);
 
 	const before = await inbox.customer(await inbox.invite(admin));
-	expect(await agentWrapIds(page, before.conversationId)).toContain(leaverKeyId);
+	expect(await agentWrapIds(inbox, before.conversationId)).toContain(leaverKeyId);
 
 	await adminTab(page, 'Agents');
 	const row = page.locator(`[data-testid=agent-row][data-username="${leaver.username}"]`);
@@ -61,11 +63,11 @@ test('a removed agent gets no wrap for a new conversation; the page says deliver
 	await signRoster(page);
 
 	const after = await inbox.customer(await inbox.invite(admin));
-	const wrapped = await agentWrapIds(page, after.conversationId);
+	const wrapped = await agentWrapIds(inbox, after.conversationId);
 	expect(wrapped).not.toContain(leaverKeyId);
 	expect(wrapped).toContain((await inbox.account(admin.username)).agentKeyId);
 	// the earlier conversation keeps the wrap the leaver already received: the honest note's point
-	expect(await agentWrapIds(page, before.conversationId)).toContain(leaverKeyId);
+	expect(await agentWrapIds(inbox, before.conversationId)).toContain(leaverKeyId);
 	await leaverPage.context().close();
 });
 

@@ -71,8 +71,12 @@ export class InboxState {
 			read: (conversationId, upTo) => {
 				if (this.thread?.conversationId === conversationId) this.thread.customerRead(upTo);
 			},
+			// the server says what this account may read changed (a roster granted it conversations): the team's
+			// labels and canned replies, refused to an account outside the roster, are read again with the list
 			resync: () => {
 				void this.conversations.load();
+				this.loadLabels();
+				this.loadCannedReplies();
 				void this.thread?.catchUp().catch(() => undefined);
 				void this.thread?.loadNotes();
 			},
