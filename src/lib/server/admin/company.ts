@@ -3,12 +3,18 @@
  * `SERVICE_COMPANY_ID`, or else the `companyId` of the newest verified webhook (contract-gaps §9).
  */
 import { ContractError } from '../../errors';
-import type { Inbox } from '../inbox';
+import type { InboxConfig } from '../config';
+import type { WithDatabase } from '../deps';
 import { isId } from '../../crypto/rules';
 
-export async function companyIdOf(inbox: Pick<Inbox, 'config' | 'db'>): Promise<string> {
-	if (inbox.config.serviceCompanyId) return inbox.config.serviceCompanyId;
-	const [row] = await inbox.db.query<{ raw_body: string }>('select raw_body from webhook_events order by seq desc limit 1');
+/** The configuration's part the company's id comes from. */
+export interface WithCompanyConfig {
+	readonly config: Pick<InboxConfig, 'serviceCompanyId'>;
+}
+
+export async function companyIdOf(deps: WithDatabase & WithCompanyConfig): Promise<string> {
+	if (deps.config.serviceCompanyId) return deps.config.serviceCompanyId;
+	const [row] = await deps.db.query<{ raw_body: string }>('select raw_body from webhook_events order by seq desc limit 1');
 	try {
 		const companyId = row ? (JSON.parse(row.raw_body) as { companyId?: unknown }).companyId : undefined;
 		if (isId(companyId)) return companyId;

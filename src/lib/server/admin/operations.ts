@@ -7,7 +7,10 @@ import { ContractError } from '../../errors';
 import { v1, type DeliveryRecord } from '../../wire/v1';
 import { isoSeconds } from '../../crypto/rules';
 import { newIdempotencyKey } from '../db/operations';
-import type { Inbox } from '../inbox';
+import type { WithDatabase, WithService } from '../deps';
+
+/** What the operations pages need of the server. */
+export type OperationsDeps = WithDatabase & WithService;
 import type { Trust } from '../../inbox-api/records';
 import type { Delivery, DeliveryPage, ReceivedEventPage, TrustOverview } from '../../inbox-api/operations';
 
@@ -34,17 +37,17 @@ function choice<T extends string>(search: URLSearchParams, name: string, allowed
 	return value as T | undefined;
 }
 
-export async function listDeliveries(inbox: Inbox, search: URLSearchParams): Promise<DeliveryPage> {
+export async function listDeliveries(deps: OperationsDeps, search: URLSearchParams): Promise<DeliveryPage> {
 	const cursor = one(search, 'cursor');
-	const { value } = await inbox.upstream.call(
+	const { value } = await deps.upstream.call(
 		v1.listDeliveries({ status: choice(search, 'status', DELIVERY_STATUSES), limit: integer(search, 'limit', 1, 200, 50), cursor })
 	);
 	return value;
 }
 
 /** The retry operation (contract 4): one immediate attempt by the service; the browser's key makes a retry of it safe. */
-export async function retryDelivery(inbox: Inbox, deliveryId: string, idempotencyKey: string | undefined): Promise<Delivery> {
-	const { value } = await inbox.upstream.call(v1.retryDelivery(deliveryId), { idempotencyKey: idempotencyKey ?? newIdempotencyKey() });
+export async function retryDelivery(deps: OperationsDeps, deliveryId: string, idempotencyKey: string | undefined): Promise<Delivery> {
+	const { value } = await deps.upstream.call(v1.retryDelivery(deliveryId), { idempotencyKey: idempotencyKey ?? newIdempotencyKey() });
 	return value;
 }
 
@@ -65,11 +68,11 @@ interface EventRow {
 	processed_at: Date | null;
 }
 
-export async function listReceivedEvents(inbox: Inbox, search: URLSearchParams): Promise<ReceivedEventPage> {
+export async function listReceivedEvents(deps: OperationsDeps, search: URLSearchParams): Promise<ReceivedEventPage> {
 	const state = choice(search, 'state', EVENT_STATES);
 	const limit = integer(search, 'limit', 1, 200, 50);
 	const before = integer(search, 'before', 1, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-	const rows = await inbox.db.query<EventRow>(
+	const rows = await deps.db.query<EventRow>(
 		`select seq, event_id, event_type, delivery_id, state, process_attempts, last_error, received_at, processed_at
 		 from webhook_events where seq < $1 and ($2::text[] is null or state = any($2::text[])) order by seq desc limit $3`,
 		[before, state ? STORED_STATES[state] : null, limit + 1]
@@ -101,15 +104,15 @@ interface ConversationTrustRow {
 	last_activity_at: Date;
 }
 
-export async function listTrust(inbox: Inbox, search: URLSearchParams): Promise<TrustOverview> {
+export async function listTrust(deps: OperationsDeps, search: URLSearchParams): Promise<TrustOverview> {
 	const trust = choice(search, 'trust', ['verified', 'unverified', 'binding_invalid'] as const);
 	const limit = integer(search, 'limit', 1, 500, 200);
-	const rows = await inbox.db.query<ConversationTrustRow>(
+	const rows = await deps.db.query<ConversationTrustRow>(
 		`select conversation_id, status, trust, key_version, last_activity_at from conversations
 		 where trust is not null and ($1::text is null or trust = $1) order by last_activity_at desc, conversation_id limit $2`,
 		[trust ?? null, limit]
 	);
-	const counts = await inbox.db.query<{ trust: string; count: string }>(
+	const counts = await deps.db.query<{ trust: string; count: string }>(
 		'select trust, count(*) as count from conversations where trust is not null group by trust'
 	);
 	return {

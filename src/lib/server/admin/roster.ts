@@ -11,10 +11,11 @@ import { listAccounts, type Account } from '../db/accounts';
 import { isoSeconds } from '../../crypto/rules';
 import { createGrantJob, newGrantJobId, supersedeGrantJobs, unfinishedGrantJobs, type GrantJob } from '../db/grant-jobs';
 import { latestStoredRoster, listRosters, storeRoster, type StoredRoster } from '../db/rosters';
-import type { Inbox } from '../inbox';
+import type { ServiceDeps } from '../deps';
+import type { GrantRunner } from './grants';
 import { recordAudit } from '../audit/record';
 import { errorText } from '../log';
-import { companyIdOf } from './company';
+import { companyIdOf, type WithCompanyConfig } from './company';
 import { announceGrantProgress, grantJobView } from './grants';
 import type {
 	AcceptedRoster,
@@ -24,6 +25,9 @@ import type {
 	SignedRosterUpload,
 	UnverifiedServiceRoster
 } from '../../inbox-api/roster';
+
+/** What the roster flows need: the service, the keys, the company's id, and the grant runner to wake. */
+export type RosterDeps = ServiceDeps & WithCompanyConfig & { readonly grants: Pick<GrantRunner, 'wake'> };
 
 const ROSTER_FIELDS = ['rosterVersion', 'issuedAt', 'agents', 'signature'];
 const AGENT_FIELDS = ['agentKeyId', 'publicKey'];
@@ -79,34 +83,34 @@ export function rosterView(roster: StoredRoster, accounts: readonly Account[]): 
  * (a hostile service could otherwise add readers); it is returned as `unverified` for the admins' alert
  * and for the versions an upload may take (`checkRosterVersion`).
  */
-export async function readRosters(inbox: Inbox): Promise<{ latest: StoredRoster | null; unverified: UnverifiedServiceRoster | null }> {
-	const stored = await latestStoredRoster(inbox.db);
+export async function readRosters(deps: RosterDeps): Promise<{ latest: StoredRoster | null; unverified: UnverifiedServiceRoster | null }> {
+	const stored = await latestStoredRoster(deps.db);
 	let remote;
 	try {
-		remote = (await inbox.upstream.call(v1.getRoster())).value;
+		remote = (await deps.upstream.call(v1.getRoster())).value;
 	} catch (error) {
 		if (error instanceof ContractError && error.code === 'NOT_FOUND') return { latest: stored, unverified: null };
 		throw error;
 	}
-	const found: StoredRoster = { ...remote, uploadedBy: null, uploadedAt: new Date(inbox.now()) };
+	const found: StoredRoster = { ...remote, uploadedBy: null, uploadedAt: new Date(deps.now()) };
 	try {
-		const signed = { companyId: await companyIdOf(inbox), ...remote };
-		verifyRoster(signed, (await inbox.companyKeys()).signingPublicKey);
+		const signed = { companyId: await companyIdOf(deps), ...remote };
+		verifyRoster(signed, (await deps.companyKeys()).signingPublicKey);
 		found.agents = validateRoster(signed).agents as RosterAgent[];
 	} catch (error) {
-		inbox.log.warn('the service holds a roster that does not verify with signing.pub; it is not kept', {
+		deps.log.warn('the service holds a roster that does not verify with signing.pub; it is not kept', {
 			rosterVersion: remote.rosterVersion,
 			reason: errorText(error)
 		});
 		return { latest: stored, unverified: { rosterVersion: remote.rosterVersion, reason: errorText(error).slice(0, 300) } };
 	}
 	if (stored && remote.rosterVersion <= stored.rosterVersion) return { latest: stored, unverified: null };
-	await recordAcceptedRoster(inbox, found, stored);
+	await recordAcceptedRoster(deps, found, stored);
 	return { latest: found, unverified: null };
 }
 
-export async function latestAcceptedRoster(inbox: Inbox): Promise<StoredRoster | null> {
-	return (await readRosters(inbox)).latest;
+export async function latestAcceptedRoster(deps: RosterDeps): Promise<StoredRoster | null> {
+	return (await readRosters(deps)).latest;
 }
 
 /**
@@ -154,20 +158,20 @@ export function nextRosterAgents(accounts: readonly Account[]): RosterEntry[] {
 		.sort(byAgentKeyId);
 }
 
-export async function rosterOverview(inbox: Inbox): Promise<RosterOverview> {
-	const { latest, unverified } = await readRosters(inbox).catch(async (error) => {
-		inbox.log.warn('the service roster could not be read; showing the stored ones', { reason: errorText(error) });
-		return { latest: await latestStoredRoster(inbox.db), unverified: null };
+export async function rosterOverview(deps: RosterDeps): Promise<RosterOverview> {
+	const { latest, unverified } = await readRosters(deps).catch(async (error) => {
+		deps.log.warn('the service roster could not be read; showing the stored ones', { reason: errorText(error) });
+		return { latest: await latestStoredRoster(deps.db), unverified: null };
 	});
-	const accounts = await listAccounts(inbox.db);
-	const history = await listRosters(inbox.db);
+	const accounts = await listAccounts(deps.db);
+	const history = await listRosters(deps.db);
 	return {
 		latest: latest ? rosterView(latest, accounts) : null,
 		unverifiedAtService: unverified,
 		history: history.map((roster) => rosterView(roster, accounts)),
 		next: {
 			rosterVersion: nextRosterVersion(latest, unverified),
-			companyId: await companyIdOf(inbox),
+			companyId: await companyIdOf(deps),
 			agents: nextRosterAgents(accounts)
 		}
 	};
@@ -178,10 +182,10 @@ export async function rosterOverview(inbox: Inbox): Promise<RosterOverview> {
  * and for those still in it that an unfinished job of an older roster had not served (that job stops).
  * Nothing happens when the version was kept already (another request recorded it first).
  */
-async function recordAcceptedRoster(inbox: Inbox, roster: StoredRoster, previous: StoredRoster | null): Promise<GrantJob | null> {
-	const now = new Date(inbox.now());
+async function recordAcceptedRoster(deps: RosterDeps, roster: StoredRoster, previous: StoredRoster | null): Promise<GrantJob | null> {
+	const now = new Date(deps.now());
 	const before = new Set((previous?.agents ?? []).map(agentKey));
-	const job = await inbox.db.transaction(async (tx) => {
+	const job = await deps.db.transaction(async (tx) => {
 		if (!(await storeRoster(tx, roster))) return null;
 		const unfinished = new Set((await unfinishedGrantJobs(tx, roster.rosterVersion)).flatMap((old) => old.agents.map(agentKey)));
 		const granted = roster.agents.filter((agent) => !before.has(agentKey(agent)) || unfinished.has(agentKey(agent)));
@@ -193,7 +197,7 @@ async function recordAcceptedRoster(inbox: Inbox, roster: StoredRoster, previous
 		if (created) await announceGrantProgress(tx, created, now);
 		return created;
 	});
-	if (job) inbox.grants.wake();
+	if (job) deps.grants.wake();
 	return job;
 }
 
@@ -201,34 +205,34 @@ async function recordAcceptedRoster(inbox: Inbox, roster: StoredRoster, previous
  * Checks, uploads and keeps a roster signed in the admin's page, then starts the grant job for its new
  * agents and for the agents still in it that an unfinished earlier job had not served yet.
  */
-export async function acceptRoster(inbox: Inbox, admin: Account, body: Record<string, unknown>): Promise<AcceptedRoster> {
+export async function acceptRoster(deps: RosterDeps, admin: Account, body: Record<string, unknown>): Promise<AcceptedRoster> {
 	const input = readRosterBody(body);
-	const companyId = await companyIdOf(inbox);
+	const companyId = await companyIdOf(deps);
 	const signed = { companyId, ...input };
 	const agents = validateRoster(signed).agents as RosterAgent[];
-	verifyRoster(signed, (await inbox.companyKeys()).signingPublicKey);
-	const { latest: previous, unverified } = await readRosters(inbox);
+	verifyRoster(signed, (await deps.companyKeys()).signingPublicKey);
+	const { latest: previous, unverified } = await readRosters(deps);
 	checkRosterVersion(input.rosterVersion, previous, unverified);
 	const record = { rosterVersion: input.rosterVersion, issuedAt: input.issuedAt, agents, signature: input.signature };
-	await inbox.upstream.perform(`roster:${record.rosterVersion}:${record.signature}`, v1.uploadRoster(record));
+	await deps.upstream.perform(`roster:${record.rosterVersion}:${record.signature}`, v1.uploadRoster(record));
 
-	const roster: StoredRoster = { ...record, uploadedBy: admin.accountId, uploadedAt: new Date(inbox.now()) };
-	const job = await recordAcceptedRoster(inbox, roster, previous);
+	const roster: StoredRoster = { ...record, uploadedBy: admin.accountId, uploadedAt: new Date(deps.now()) };
+	const job = await recordAcceptedRoster(deps, roster, previous);
 	await recordAudit(
-		inbox.db,
+		deps.db,
 		{
 			actor: admin,
 			action: 'roster.uploaded',
 			target: `v${roster.rosterVersion}`,
 			details: { agents: agents.length, grantJob: job?.jobId ?? null, grantedAgents: job?.agents.length ?? 0 }
 		},
-		new Date(inbox.now())
+		new Date(deps.now())
 	);
-	inbox.log.info('roster accepted', {
+	deps.log.info('roster accepted', {
 		rosterVersion: roster.rosterVersion,
 		agents: agents.length,
 		by: admin.accountId,
 		grantJob: job?.jobId
 	});
-	return { roster: rosterView(roster, await listAccounts(inbox.db)), grantJob: job ? grantJobView(job) : null };
+	return { roster: rosterView(roster, await listAccounts(deps.db)), grantJob: job ? grantJobView(job) : null };
 }

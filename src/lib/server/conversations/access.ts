@@ -7,10 +7,9 @@
  * one are none of these.
  */
 import { ContractError } from '../../errors';
-import { latestAcceptedRoster } from '../admin/roster';
+import { latestAcceptedRoster, type RosterDeps } from '../admin/roster';
 import type { Account } from '../db/accounts';
 import type { Queryable } from '../db/database';
-import type { Inbox } from '../inbox';
 import { errorText } from '../log';
 
 /** The latest roster holds the account's key (id and public key). */
@@ -48,33 +47,33 @@ const lastRosterLook = new WeakMap<object, number>();
  * by another tool, e.g. the demo launcher), which is kept only when it verifies with `signing.pub`; true
  * when one was kept. Refusals cannot make the inbox ask the service more than once per interval.
  */
-async function learnedNewerRoster(inbox: Inbox, account: Account): Promise<boolean> {
+async function learnedNewerRoster(deps: RosterDeps, account: Account): Promise<boolean> {
 	if (account.role !== 'agent' || !account.agentKeyId || account.disabledAt) return false;
-	const now = inbox.now();
-	if (now - (lastRosterLook.get(inbox.db) ?? -Infinity) < ROSTER_LOOK_INTERVAL_MS) return false;
-	lastRosterLook.set(inbox.db, now);
+	const now = deps.now();
+	if (now - (lastRosterLook.get(deps.db) ?? -Infinity) < ROSTER_LOOK_INTERVAL_MS) return false;
+	lastRosterLook.set(deps.db, now);
 	const latestVersion = async () =>
-		(await inbox.db.query<{ v: number | null }>('select max(roster_version) as v from roster_versions'))[0]?.v;
+		(await deps.db.query<{ v: number | null }>('select max(roster_version) as v from roster_versions'))[0]?.v;
 	const before = await latestVersion();
-	await latestAcceptedRoster(inbox).catch((error) =>
-		inbox.log.warn('could not look for a newer roster at the service', { reason: errorText(error) })
+	await latestAcceptedRoster(deps).catch((error) =>
+		deps.log.warn('could not look for a newer roster at the service', { reason: errorText(error) })
 	);
 	return (await latestVersion()) !== before;
 }
 
 /** Refuses with `403 NOT_IN_ROSTER` unless the account is an admin or an agent of the latest roster. */
-export async function requireRosterAgent(inbox: Inbox, account: Account): Promise<void> {
-	if (await isRosterAgent(inbox.db, account)) return;
-	if ((await learnedNewerRoster(inbox, account)) && (await isRosterAgent(inbox.db, account))) return;
+export async function requireRosterAgent(deps: RosterDeps, account: Account): Promise<void> {
+	if (await isRosterAgent(deps.db, account)) return;
+	if ((await learnedNewerRoster(deps, account)) && (await isRosterAgent(deps.db, account))) return;
 	throw new ContractError('NOT_IN_ROSTER', 'only an admin or an agent of the latest signed roster may do this');
 }
 
 /** Refuses with `404 NOT_FOUND` when the inbox knows no such conversation, `403 NO_CONVERSATION_ACCESS` without access. */
-export async function requireConversationAccess(inbox: Inbox, account: Account, conversationId: string): Promise<void> {
-	const known = await inbox.db.query('select 1 from conversations where conversation_id = $1', [conversationId]);
+export async function requireConversationAccess(deps: RosterDeps, account: Account, conversationId: string): Promise<void> {
+	const known = await deps.db.query('select 1 from conversations where conversation_id = $1', [conversationId]);
 	if (known.length === 0) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`);
-	if (await hasConversationAccess(inbox.db, account, conversationId)) return;
-	if ((await learnedNewerRoster(inbox, account)) && (await hasConversationAccess(inbox.db, account, conversationId))) return;
+	if (await hasConversationAccess(deps.db, account, conversationId)) return;
+	if ((await learnedNewerRoster(deps, account)) && (await hasConversationAccess(deps.db, account, conversationId))) return;
 	throw new ContractError(
 		'NO_CONVERSATION_ACCESS',
 		'only an admin or an agent of the latest roster who holds this conversation’s key may do this'

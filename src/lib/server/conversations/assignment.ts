@@ -10,7 +10,7 @@ import { recordActivityLine } from '../db/conversation-activity';
 import type { Queryable } from '../db/database';
 import { appendLiveEvent } from '../db/live-events';
 import { readSettings } from '../db/settings';
-import type { Inbox } from '../inbox';
+import type { StoreDeps } from '../deps';
 import { hasConversationAccess } from './access';
 
 /** Sets the assignee inside `tx` (the conversation is locked); false when nothing changed. */
@@ -54,18 +54,23 @@ async function setAssignee(
  * (`403 NO_CONVERSATION_ACCESS`); so does the assignee, who must be an enabled account that can read it
  * (`409 STATE_CONFLICT` otherwise).
  */
-export async function assignConversation(inbox: Inbox, actor: Account, conversationId: string, assigneeId: string | null): Promise<void> {
+export async function assignConversation(
+	deps: StoreDeps,
+	actor: Account,
+	conversationId: string,
+	assigneeId: string | null
+): Promise<void> {
 	let assignee: Account | null = null;
 	if (assigneeId !== null) {
-		assignee = (await getAccount(inbox.db, assigneeId)) ?? null;
-		if (!assignee || !(await hasConversationAccess(inbox.db, assignee, conversationId))) {
+		assignee = (await getAccount(deps.db, assigneeId)) ?? null;
+		if (!assignee || !(await hasConversationAccess(deps.db, assignee, conversationId))) {
 			throw new ContractError(
 				'STATE_CONFLICT',
 				'that account cannot read this conversation (disabled, not in the latest roster, or its key holds no wrap of it)'
 			);
 		}
 	}
-	await inbox.db.transaction((tx) => setAssignee(tx, conversationId, { actor, assignee }, new Date(inbox.now())));
+	await deps.db.transaction((tx) => setAssignee(tx, conversationId, { actor, assignee }, new Date(deps.now())));
 }
 
 /** With the team's `assignOnFirstReply`, a reply to an unassigned conversation assigns it to its sender. */

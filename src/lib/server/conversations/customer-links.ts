@@ -9,7 +9,7 @@ import { b64uEncode } from '../../crypto/encoding';
 import type { Account } from '../db/accounts';
 import type { Queryable } from '../db/database';
 import { appendLiveEvent } from '../db/live-events';
-import type { Inbox } from '../inbox';
+import type { RosterDeps } from '../admin/roster';
 import { requireConversationAccess } from './access';
 
 async function announceGroup(tx: Queryable, group: string, also: string, now: Date): Promise<void> {
@@ -22,11 +22,11 @@ async function announceGroup(tx: Queryable, group: string, also: string, now: Da
 }
 
 /** Links `conversationId` to `otherId`'s customer, or (otherId null) takes it out of its group. */
-export async function linkCustomer(inbox: Inbox, actor: Account, conversationId: string, otherId: string | null): Promise<void> {
+export async function linkCustomer(deps: RosterDeps, actor: Account, conversationId: string, otherId: string | null): Promise<void> {
 	if (otherId === conversationId) throw new ContractError('INVALID_REQUEST', 'a conversation cannot be linked to itself');
-	if (otherId !== null) await requireConversationAccess(inbox, actor, otherId);
-	const now = new Date(inbox.now());
-	await inbox.db.transaction(async (tx) => {
+	if (otherId !== null) await requireConversationAccess(deps, actor, otherId);
+	const now = new Date(deps.now());
+	await deps.db.transaction(async (tx) => {
 		const ids = otherId === null ? [conversationId] : [conversationId, otherId];
 		const rows = await tx.query<{ conversation_id: string; customer_group: string | null }>(
 			'select conversation_id, customer_group from conversations where conversation_id = any($1::text[]) order by conversation_id for update',

@@ -17,7 +17,7 @@ import { ensureConversation } from '../db/conversations';
 import { deleteInviteSecrets, pendingInvite, storeInviteSecret } from '../db/invites';
 import { isoSeconds } from '../../crypto/rules';
 import { appendLiveEvent } from '../db/live-events';
-import type { Inbox } from '../inbox';
+import type { ServiceDeps } from '../deps';
 import { INTERACTIVE_RETRY } from '../upstream/client';
 
 export interface Invitation extends InviteRecord {
@@ -25,8 +25,8 @@ export interface Invitation extends InviteRecord {
 	link: string;
 }
 
-/** The inbox: the upstream client, the database, the company keys and the clock. */
-export type InvitationOptions = Inbox;
+/** What invitations need: the service, the database, the company keys, the clock and the log. */
+export type InvitationOptions = ServiceDeps;
 
 export const MIN_INVITE_SECONDS = 60;
 export const MAX_INVITE_SECONDS = 2_592_000;
@@ -108,8 +108,8 @@ export async function createInvitation(
 }
 
 /** The pending invitation, when `account` may manage it: who made it, or an admin (docs/inbox-api.md §5). */
-async function managedInvite(inbox: Inbox, account: Account, inviteId: string, now: Date) {
-	const invite = await pendingInvite(inbox.db, inviteId, now);
+async function managedInvite(deps: ServiceDeps, account: Account, inviteId: string, now: Date) {
+	const invite = await pendingInvite(deps.db, inviteId, now);
 	if (!invite) throw new ContractError('NOT_FOUND', `no pending invitation ${inviteId}`);
 	if (account.role !== 'admin' && invite.createdBy !== account.accountId)
 		throw new ContractError('FORBIDDEN', 'only who made this invitation, or an admin, may show its link or revoke it');
@@ -120,15 +120,15 @@ async function managedInvite(inbox: Inbox, account: Account, inviteId: string, n
  * A pending invitation's link again (docs/inbox-api.md §5): its secret is still stored until the customer
  * answers, it expires or someone revokes it. Only who made it, or an admin, sees it; each showing is audited.
  */
-export async function showInvitation(inbox: Inbox, account: Account, inviteId: string): Promise<Invitation> {
-	const now = new Date(inbox.now());
-	const invite = await managedInvite(inbox, account, inviteId, now);
+export async function showInvitation(deps: ServiceDeps, account: Account, inviteId: string): Promise<Invitation> {
+	const now = new Date(deps.now());
+	const invite = await managedInvite(deps, account, inviteId, now);
 	if (!invite.inviteUrl || !invite.shortCode)
 		throw new ContractError('STATE_CONFLICT', 'this invitation was made before links could be shown again');
-	const keys = await inbox.companyKeys();
+	const keys = await deps.companyKeys();
 	const link = buildInviteLink(invite.inviteUrl, b64uDecode(invite.secret, 'invite secret'), keys.current.publicKey);
 	await recordAudit(
-		inbox.db,
+		deps.db,
 		{ actor: account, action: 'invitation.link_shown', target: inviteId, details: { conversationId: invite.conversationId } },
 		now
 	);
@@ -147,10 +147,10 @@ export async function showInvitation(inbox: Inbox, account: Account, inviteId: s
  * who still redeems it starts an `unverified` conversation (docs/inbox-api.md §5). Only who made it, or an
  * admin; audited.
  */
-export async function revokeInvitation(inbox: Inbox, account: Account, inviteId: string): Promise<void> {
-	const now = new Date(inbox.now());
-	const invite = await managedInvite(inbox, account, inviteId, now);
-	await inbox.db.transaction(async (tx) => {
+export async function revokeInvitation(deps: ServiceDeps, account: Account, inviteId: string): Promise<void> {
+	const now = new Date(deps.now());
+	const invite = await managedInvite(deps, account, inviteId, now);
+	await deps.db.transaction(async (tx) => {
 		await deleteInviteSecrets(tx, [inviteId]);
 		await recordAudit(
 			tx,

@@ -11,7 +11,7 @@ import type { Account } from '../db/accounts';
 import type { Queryable } from '../db/database';
 import { uniquely } from '../db/errors';
 import { appendLiveEvent } from '../db/live-events';
-import type { Inbox } from '../inbox';
+import type { StoreDeps } from '../deps';
 
 export const MAX_LABELS = 100;
 
@@ -39,10 +39,10 @@ export function parseLabelFields(body: Record<string, unknown>, partial: boolean
 	return fields;
 }
 
-export async function createLabel(inbox: Inbox, fields: Pick<Label, 'name' | 'color'>): Promise<Label> {
-	const now = new Date(inbox.now());
+export async function createLabel(deps: StoreDeps, fields: Pick<Label, 'name' | 'color'>): Promise<Label> {
+	const now = new Date(deps.now());
 	return uniquely('another label has this name', () =>
-		inbox.db.transaction(async (tx) => {
+		deps.db.transaction(async (tx) => {
 			const [{ n }] = await tx.query<{ n: number }>('select count(*)::int as n from labels');
 			if (n >= MAX_LABELS) throw new ContractError('STATE_CONFLICT', `a team has at most ${MAX_LABELS} labels`);
 			const label: Label = { labelId: `lbl_${b64uEncode(randomBytes(9))}`, ...fields };
@@ -58,10 +58,10 @@ export async function createLabel(inbox: Inbox, fields: Pick<Label, 'name' | 'co
 	);
 }
 
-export async function updateLabel(inbox: Inbox, labelId: string, fields: Partial<Pick<Label, 'name' | 'color'>>): Promise<void> {
-	const now = new Date(inbox.now());
+export async function updateLabel(deps: StoreDeps, labelId: string, fields: Partial<Pick<Label, 'name' | 'color'>>): Promise<void> {
+	const now = new Date(deps.now());
 	await uniquely('another label has this name', () =>
-		inbox.db.transaction(async (tx) => {
+		deps.db.transaction(async (tx) => {
 			const rows = await tx.query(
 				'update labels set name = coalesce($2, name), color = coalesce($3, color) where label_id = $1 returning label_id',
 				[labelId, fields.name ?? null, fields.color ?? null]
@@ -73,9 +73,9 @@ export async function updateLabel(inbox: Inbox, labelId: string, fields: Partial
 }
 
 /** Deletes a label and takes it off every conversation. */
-export async function deleteLabel(inbox: Inbox, labelId: string): Promise<void> {
-	const now = new Date(inbox.now());
-	await inbox.db.transaction(async (tx) => {
+export async function deleteLabel(deps: StoreDeps, labelId: string): Promise<void> {
+	const now = new Date(deps.now());
+	await deps.db.transaction(async (tx) => {
 		const conversations = await tx.query<{ conversation_id: string }>(
 			'select conversation_id from conversation_labels where label_id = $1',
 			[labelId]
@@ -90,13 +90,13 @@ export async function deleteLabel(inbox: Inbox, labelId: string): Promise<void> 
 }
 
 /** Sets a conversation's labels to exactly `labelIds` (known labels only). */
-export async function setConversationLabels(inbox: Inbox, actor: Account, conversationId: string, labelIds: unknown): Promise<void> {
+export async function setConversationLabels(deps: StoreDeps, actor: Account, conversationId: string, labelIds: unknown): Promise<void> {
 	if (!Array.isArray(labelIds) || labelIds.length > MAX_LABELS || !labelIds.every((id) => typeof id === 'string')) {
 		throw new ContractError('INVALID_REQUEST', 'labelIds must be a list of label ids');
 	}
-	const now = new Date(inbox.now());
+	const now = new Date(deps.now());
 	const wanted = [...new Set(labelIds as string[])];
-	await inbox.db.transaction(async (tx) => {
+	await deps.db.transaction(async (tx) => {
 		const [exists] = await tx.query('select 1 from conversations where conversation_id = $1 for update', [conversationId]);
 		if (!exists) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`);
 		const known = await tx.query<{ label_id: string }>('select label_id from labels where label_id = any($1::text[])', [wanted]);

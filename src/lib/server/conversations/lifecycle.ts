@@ -12,7 +12,7 @@ import { recordActivityLine } from '../db/conversation-activity';
 import type { Database, Queryable } from '../db/database';
 import { errorText, type Logger } from '../log';
 import { appendLiveEvent } from '../db/live-events';
-import type { Inbox } from '../inbox';
+import type { StoreDeps } from '../deps';
 
 /** The longest snooze: a year. */
 const MAX_SNOOZE_MS = 366 * 24 * 3600_000;
@@ -40,13 +40,13 @@ export function parseTeamStateChange(body: Record<string, unknown>, now: Date): 
 
 /** Sets the team's state; nothing happens when it is already that (a snooze moves to the new time). */
 export async function changeTeamState(
-	inbox: Inbox,
+	deps: StoreDeps,
 	actor: Account,
 	conversationId: string,
 	change: { state: TeamState; snoozedUntil: Date | null }
 ): Promise<void> {
-	const now = new Date(inbox.now());
-	await inbox.db.transaction(async (tx) => {
+	const now = new Date(deps.now());
+	await deps.db.transaction(async (tx) => {
 		const [row] = await tx.query<{ team_state: TeamState; snoozed_until: Date | null }>(
 			'select team_state, snoozed_until from conversations where conversation_id = $1 for update',
 			[conversationId]

@@ -5,29 +5,9 @@
  */
 import { join } from 'node:path';
 import { migrate } from './migrate';
+import type { Database } from './queryable';
 
-export type Row = Record<string, unknown>;
-
-export interface Queryable {
-	/** Runs one statement with `$1…` parameters and returns its rows. */
-	query<R extends object = Row>(sql: string, params?: readonly unknown[]): Promise<R[]>;
-	/** Runs a script of several statements without parameters (migrations). */
-	exec(sql: string): Promise<void>;
-}
-
-export interface Database extends Queryable {
-	readonly kind: 'pglite' | 'postgres';
-	/** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
-	transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
-	/** Runs `work` on one connection of its own, outside a transaction (for session state such as an advisory lock). */
-	withConnection<T>(work: (connection: Queryable) => Promise<T>): Promise<T>;
-	/**
-	 * Calls `onNotify` for every NOTIFY on `channel` (also those of other processes on PostgreSQL), and
-	 * with `null` after a lost connection was re-established, since notifications may have been missed.
-	 */
-	listen(channel: string, onNotify: (payload: string | null) => void): Promise<() => Promise<void>>;
-	close(): Promise<void>;
-}
+export type { Database, Queryable, Row } from './queryable';
 
 export interface DatabaseOptions {
 	/** PostgreSQL when set. */

@@ -4,7 +4,7 @@
  * The lock is taken before anything is created, the bookkeeping table included: two processes creating
  * it at once on an empty database would otherwise collide on PostgreSQL's catalog.
  */
-import type { Database } from './database';
+import type { Database } from './queryable';
 import { MIGRATIONS, type Migration } from './migrations';
 
 /** Any constant shared by every process of the inbox: the advisory lock of the schema. */

@@ -4,7 +4,7 @@
  * the process.
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import type { Database, Queryable } from './database';
+import type { Database, Queryable } from './queryable';
 import { PgliteWorker } from './pglite-worker';
 
 function isRunning(pid: number): boolean {

@@ -4,7 +4,7 @@
  * reconnects by itself.
  */
 import pg from 'pg';
-import type { Database, Queryable } from './database';
+import type { Database, Queryable } from './queryable';
 
 /** int8 (`bigserial` ids, counts) as a JavaScript number, as PGlite returns it. */
 const types = {
