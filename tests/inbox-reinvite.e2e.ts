@@ -60,8 +60,13 @@ test('re-invitation with a binding: the thread records it, a second person appro
 	await expect(page.getByTestId('confirm-rewrap')).toHaveCount(0);
 	expect((await customer.view()).status).toBe('awaiting_key');
 	await (await inbox.admin()).call('POST', `/api/conversations/${invitation.conversationId}/rewrap`, {});
+	// the approver's standing: Grace is an admin since the stack made her, from the command line
 	await expect(
-		keyEvents.filter({ hasText: `${ADMIN.displayName} approved giving the new device the conversation’s history.` })
+		keyEvents.filter({
+			hasText: new RegExp(
+				`${ADMIN.displayName} \\(an admin since .+, made one by the command line\\) approved giving the new device the conversation’s history\\.`
+			)
+		})
 	).toBeVisible();
 	await expect.poll(async () => (await customer.view()).status).toBe('active');
 	await expect(page.getByTestId('thread').locator('[data-status=active]')).toBeVisible();

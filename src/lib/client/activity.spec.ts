@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activitySentence } from './activity';
+import { activitySentence, keyEventSentence } from './activity';
 
 const at = '2026-11-25T10:00:00Z';
 
@@ -28,5 +28,16 @@ describe('activity sentences (docs/inbox-api.md §4 `activity`)', () => {
 			/customer wrote again/
 		);
 		expect(activitySentence({ kind: 'reopened', actorName: null, at, details: { reason: 'snooze_ended' } })).toMatch(/snooze ended/);
+	});
+});
+
+describe('key event sentences (docs/inbox-api.md §4 `keyEvents`)', () => {
+	it('names who approved a rewrap and the standing they had: an admin since when and made by whom, or an agent in the roster since when', () => {
+		const approved = (details: object) => keyEventSentence({ kind: 'rewrap_approved', actorName: 'Alan', at, details });
+		expect(approved({ approverRole: 'admin', roleSince: at, roleGrantedBy: 'Grace' })).toMatch(
+			/^Alan \(an admin since .+2026.*, made one by Grace\) approved giving the new device the conversation’s history\.$/
+		);
+		expect(approved({ approverRole: 'agent', roleSince: at })).toMatch(/^Alan \(in the roster since .+\) approved giving/);
+		expect(approved({})).toBe('Alan approved giving the new device the conversation’s history.');
 	});
 });
