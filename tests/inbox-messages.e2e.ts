@@ -115,10 +115,16 @@ test('a send whose answer was lost waits and is sent again by itself with the sa
 	await expect(messages(page).filter({ hasText: 'Are you there?' })).toBeVisible();
 	const attempts: { key: string | null; body: string | null }[] = [];
 	let lose: 'answer' | 'requests' | null = 'answer';
+	// after the lost answer the server stays out of reach for the page until the test has seen the reply
+	// wait: any other call answered meanwhile (presence, a read) would send it again at once
+	let unreachable = false;
+	await page.route('**/api/**', (route) => (unreachable ? route.abort('connectionreset') : route.fallback()));
 	await page.route('**/api/v1/messages', async (route) => {
+		if (unreachable) return route.fallback();
 		attempts.push({ key: route.request().headers()['idempotency-key'] ?? null, body: route.request().postData() });
 		if (lose === 'answer') {
 			lose = null;
+			unreachable = true;
 			await route.fetch(); // the service stores the message…
 			return route.abort('connectionreset'); // …but the answer never reaches the page
 		}
@@ -131,6 +137,7 @@ test('a send whose answer was lost waits and is sent again by itself with the sa
 	await expect(sent).toHaveAttribute('data-state', 'queued');
 	await expect(sent.getByTestId('send-waiting')).toContainText('sent by itself');
 	await expect.poll(async () => (await customer.messages()).filter((m) => m.senderType === 'company').length).toBe(1);
+	unreachable = false;
 
 	// the server answers the page's next call: the outbox sends it again, once
 	await expect(sent).toHaveAttribute('data-state', 'sent', { timeout: 15_000 });
