@@ -6,12 +6,12 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { initCrypto } from '../lib/crypto/index';
+import { ContractError, initCrypto } from '../lib/crypto/index';
 import { appPage } from './app/page';
 import { SimClock, SimTimers } from './clock';
 import type { SimContext } from './context';
 import { handleControl, isLoopback } from './control/handler';
-import { httpError, sendError, sendJson } from './http/io';
+import { sendError, sendJson } from './http/io';
 import { newStore, SnapshotFile } from './snapshot';
 import { handleStorage } from './storage';
 import { V1Handler } from './v1/handler';
@@ -87,7 +87,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 		if (path === '/v1' || path.startsWith('/v1/')) return v1.handle(request, response, url);
 		if (path.startsWith('/_storage/') && (await handleStorage(ctx, request, response, url))) return;
 		if (request.method === 'GET' && (path === '/_sim/app' || /^\/invite\/[A-Za-z0-9_-]+$/.test(path))) {
-			if (!isLoopback(request)) throw httpError(403, 'FORBIDDEN', 'the customer page is served on loopback only');
+			if (!isLoopback(request)) throw new ContractError('FORBIDDEN', 'the customer page is served on loopback only');
 			return sendHtml(response, appPage());
 		}
 		if (path.startsWith('/_sim/')) return handleControl(ctx, request, response, url);
@@ -97,7 +97,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 				body: { service: 'Service simulator', api: `${publicUrl}/v1`, customerApp: `${publicUrl}/_sim/app` }
 			});
 		}
-		throw httpError(404, 'NOT_FOUND', `nothing at ${path}`);
+		throw new ContractError('NOT_FOUND', `nothing at ${path}`);
 	};
 	server.on('request', (request: IncomingMessage, response: ServerResponse) => {
 		void route(request, response).catch((error) => sendError(response, error));

@@ -5,6 +5,7 @@
  * the service holds as its latest without having checked it.
  */
 import {
+	ContractError,
 	b64uDecode,
 	b64uDecodeLength,
 	b64uEncode,
@@ -17,7 +18,6 @@ import {
 	type RosterAgent
 } from '../../lib/crypto/index';
 import type { SimContext } from '../context';
-import { httpError } from '../http/io';
 import { API_KEY_RULE, apiKeyHash, newApiKey, newCompanyId, newWebhookSecret, WEBHOOK_SECRET_RULE } from '../ids';
 import { isoSeconds } from '../../lib/crypto/index';
 import type { Company, CompanyKey, StoredRoster } from '../state';
@@ -27,7 +27,7 @@ export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
 
 export function findCompany(ctx: SimContext, companyId: string): Company {
 	const company = ctx.store.companies.get(companyId);
-	if (!company) throw httpError(404, 'NOT_FOUND', `no company ${companyId}`);
+	if (!company) throw new ContractError('NOT_FOUND', `no company ${companyId}`);
 	return company;
 }
 
@@ -76,15 +76,16 @@ const createCompany: ControlRoute['run'] = (ctx, { body }) => {
 	const signingPublicKey = b64uDecodeLength(body.signingPublicKey, 32, 'signingPublicKey');
 	const webhookUrl = requireWebhookUrl(body.webhookUrl);
 	const keyVersion = body.keyVersion ?? 1;
-	if (!isIntegerIn(keyVersion, 1, MAX_KEY_VERSION)) throw httpError(400, 'INVALID_INPUT', 'keyVersion must be an integer from 1 to 2^31-1');
+	if (!isIntegerIn(keyVersion, 1, MAX_KEY_VERSION))
+		throw new ContractError('INVALID_INPUT', 'keyVersion must be an integer from 1 to 2^31-1', 400);
 	// Fixed credentials let tests replay the public HMAC vectors; otherwise they are random.
 	const apiKey = optionalString(body, 'apiKey') ?? newApiKey();
 	const webhookSecret = optionalString(body, 'webhookSecret') ?? newWebhookSecret();
-	if (!API_KEY_RULE.test(apiKey)) throw httpError(400, 'INVALID_REQUEST', 'apiKey must be sk_live_ followed by base64url of 32 bytes');
+	if (!API_KEY_RULE.test(apiKey)) throw new ContractError('INVALID_REQUEST', 'apiKey must be sk_live_ followed by base64url of 32 bytes');
 	if (!WEBHOOK_SECRET_RULE.test(webhookSecret))
-		throw httpError(400, 'INVALID_REQUEST', 'webhookSecret must be whsec_ followed by base64url of 32 bytes');
+		throw new ContractError('INVALID_REQUEST', 'webhookSecret must be whsec_ followed by base64url of 32 bytes');
 	if (ctx.store.companyByApiKeyHash.has(apiKeyHash(apiKey)))
-		throw httpError(409, 'STATE_CONFLICT', 'this apiKey belongs to another company');
+		throw new ContractError('STATE_CONFLICT', 'this apiKey belongs to another company');
 	const companyId = newCompanyId();
 	const now = ctx.clock.nowMs();
 	const company: Company = {
@@ -156,7 +157,7 @@ const rotateCompanyKey: ControlRoute['run'] = (ctx, { body, params }) => {
 	);
 	const encoded = b64uEncode(toPublicKey);
 	if ([current, ...company.previousKeys].some((key) => key.publicKey === encoded)) {
-		throw httpError(400, 'INVALID_INPUT', 'the new public key was already used by this company');
+		throw new ContractError('INVALID_INPUT', 'the new public key was already used by this company', 400);
 	}
 	company.previousKeys.unshift(current);
 	company.currentKey = platformSignedKey(ctx, company.companyId, body.keyVersion as number, toPublicKey);
@@ -166,7 +167,7 @@ const rotateCompanyKey: ControlRoute['run'] = (ctx, { body, params }) => {
 
 /** A roster of a control request, taken as it is. */
 function uncheckedRoster(ctx: SimContext, body: Record<string, unknown>): StoredRoster {
-	if (!Array.isArray(body.agents)) throw httpError(400, 'INVALID_REQUEST', 'agents must be a list');
+	if (!Array.isArray(body.agents)) throw new ContractError('INVALID_REQUEST', 'agents must be a list');
 	return {
 		rosterVersion: body.rosterVersion as number,
 		issuedAt: body.issuedAt as string,
@@ -192,7 +193,7 @@ const serveRoster: ControlRoute['run'] = (ctx, { body, params }) => {
 const holdRoster: ControlRoute['run'] = (ctx, { body, params }) => {
 	const company = findCompany(ctx, params.id);
 	if (!isIntegerIn(body.rosterVersion, 1, MAX_KEY_VERSION))
-		throw httpError(400, 'INVALID_REQUEST', 'rosterVersion must be an integer from 1 to 2^31-1');
+		throw new ContractError('INVALID_REQUEST', 'rosterVersion must be an integer from 1 to 2^31-1');
 	company.rosters.push(uncheckedRoster(ctx, body));
 	company.servedRosterOverride = null;
 	ctx.changed();

@@ -2,7 +2,6 @@
  * Control API for the simulated customer app (docs/simulator.md; contract 4.3, 4.4, 6.3, 6.4):
  * the HTTP face of src/sim/customer, used by tests and by the page at `/_sim/app`.
  */
-import { httpError } from '../http/io';
 import {
 	changeDevice,
 	customerView,
@@ -15,7 +14,7 @@ import {
 	sendAttachment,
 	sendText
 } from '../customer/actions';
-import { isoSeconds } from '../../lib/crypto/index';
+import { ContractError, isoSeconds } from '../../lib/crypto/index';
 import type { Message } from '../state';
 import { optionalString, requireField, type ControlRoute } from './types';
 
@@ -46,7 +45,7 @@ const getCustomer: ControlRoute['run'] = (ctx, { params }) => ({ status: 200, bo
 
 const postMessage: ControlRoute['run'] = (ctx, { body, params }) => {
 	const customer = findCustomer(ctx, params.id);
-	if (typeof body.text !== 'string') throw httpError(400, 'INVALID_REQUEST', 'text must be a string');
+	if (typeof body.text !== 'string') throw new ContractError('INVALID_REQUEST', 'text must be a string');
 	const contentType = optionalString(body, 'contentType') ?? 'text';
 	return { status: 201, body: sentMessage(sendText(ctx, customer, body.text, contentType)) };
 };
@@ -55,7 +54,7 @@ const postAttachment: ControlRoute['run'] = (ctx, { body, params }) => {
 	const customer = findCustomer(ctx, params.id);
 	const dataBase64 = optionalString(body, 'dataBase64');
 	if (dataBase64 === undefined || !BASE64_RULE.test(dataBase64))
-		throw httpError(400, 'INVALID_REQUEST', 'dataBase64 must be standard base64');
+		throw new ContractError('INVALID_REQUEST', 'dataBase64 must be standard base64');
 	const message = sendAttachment(ctx, customer, {
 		name: requireField(body, 'name'),
 		mime: requireField(body, 'mime'),

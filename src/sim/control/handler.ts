@@ -3,9 +3,10 @@
  * the loopback interface, and only pages of the simulator's own origin may call it from a browser
  * (JSON bodies also force a CORS preflight, which it never grants).
  */
+import { ContractError } from '../../lib/crypto/index';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
-import { errorResponse, httpError, MAX_JSON_BODY_BYTES, parseJsonObject, readBody, sendError, sendJson } from '../http/io';
+import { errorResponse, MAX_JSON_BODY_BYTES, parseJsonObject, readBody, sendError, sendJson } from '../http/io';
 import { Router } from '../http/router';
 import { companyRoutes } from './companies';
 import { customerRoutes } from './customers';
@@ -41,21 +42,21 @@ function isBytes(result: unknown): result is BytesResponse {
 
 export async function handleControl(ctx: SimContext, request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
 	try {
-		if (!isLoopback(request)) throw httpError(403, 'FORBIDDEN', 'the control API answers only on the loopback interface');
-		if (isForeignOrigin(request)) throw httpError(403, 'FORBIDDEN', 'the control API refuses pages of other origins');
+		if (!isLoopback(request)) throw new ContractError('FORBIDDEN', 'the control API answers only on the loopback interface');
+		if (isForeignOrigin(request)) throw new ContractError('FORBIDDEN', 'the control API refuses pages of other origins');
 		const method = request.method ?? 'GET';
 		const match = controlRoutes.match(method, url.pathname);
-		if (match.kind === 'none') throw httpError(404, 'NOT_FOUND', `no control endpoint ${method} ${url.pathname}`);
+		if (match.kind === 'none') throw new ContractError('NOT_FOUND', `no control endpoint ${method} ${url.pathname}`);
 		if (match.kind === 'method') {
 			sendJson(response, {
-				...errorResponse(httpError(405, 'METHOD_NOT_ALLOWED', `allowed: ${match.allowed.join(', ')}`)),
+				...errorResponse(new ContractError('METHOD_NOT_ALLOWED', `allowed: ${match.allowed.join(', ')}`)),
 				headers: { allow: match.allowed.join(', ') }
 			});
 			return;
 		}
 		const raw = await readBody(request, match.handler.maxBodyBytes ?? MAX_JSON_BODY_BYTES);
 		if (raw.length > 0 && !/^application\/json\s*(;.*)?$/i.test(request.headers['content-type'] ?? '')) {
-			throw httpError(400, 'INVALID_REQUEST', 'Content-Type must be application/json');
+			throw new ContractError('INVALID_REQUEST', 'Content-Type must be application/json');
 		}
 		const body = raw.length === 0 ? {} : parseJsonObject(raw);
 		const result = match.handler.run(ctx, { body, params: match.params, query: url.searchParams });

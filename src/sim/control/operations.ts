@@ -3,9 +3,8 @@
  * (offset, scale, which time signatures use), webhook fault injection, and the delivery log with
  * every attempt.
  */
-import { isIntegerIn } from '../../lib/crypto/index';
+import { ContractError, isIntegerIn } from '../../lib/crypto/index';
 import { MAX_SCALE, type ClockSettings } from '../clock';
-import { httpError } from '../http/io';
 import { isoSeconds } from '../../lib/crypto/index';
 import { deliveryRecord } from '../records';
 import type { AttemptRecord, Delivery } from '../state';
@@ -17,7 +16,7 @@ function optionalNumber(body: Record<string, unknown>, field: string, min: numbe
 	const value = body[field];
 	if (value === undefined) return undefined;
 	if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-		throw httpError(400, 'INVALID_REQUEST', `${field} must be a number from ${min} to ${max}`);
+		throw new ContractError('INVALID_REQUEST', `${field} must be a number from ${min} to ${max}`);
 	}
 	return value;
 }
@@ -32,7 +31,7 @@ const setClock: ControlRoute['run'] = (ctx, { body }) => {
 	};
 	if (body.signatureClock !== undefined) {
 		if (body.signatureClock !== 'real' && body.signatureClock !== 'simulated') {
-			throw httpError(400, 'INVALID_REQUEST', 'signatureClock must be real or simulated');
+			throw new ContractError('INVALID_REQUEST', 'signatureClock must be real or simulated');
 		}
 		settings.signatureClock = body.signatureClock;
 	}
@@ -47,17 +46,17 @@ const FAULT_KINDS = ['timeout', 'duplicate', 'reorder'] as const;
 /** `POST /_sim/faults`: the next `failNext` attempts (or events, for `reorder`) of a company misbehave. */
 const addFault: ControlRoute['run'] = (ctx, { body }) => {
 	const company = findCompany(ctx, String(body.companyId ?? ''));
-	if (!isIntegerIn(body.failNext, 1, 10_000)) throw httpError(400, 'INVALID_REQUEST', 'failNext must be an integer from 1 to 10000');
+	if (!isIntegerIn(body.failNext, 1, 10_000)) throw new ContractError('INVALID_REQUEST', 'failNext must be an integer from 1 to 10000');
 	const flags = FAULT_KINDS.filter((kind) => body[kind] !== undefined);
-	for (const kind of flags) if (body[kind] !== true) throw httpError(400, 'INVALID_REQUEST', `${kind} must be true when given`);
+	for (const kind of flags) if (body[kind] !== true) throw new ContractError('INVALID_REQUEST', `${kind} must be true when given`);
 	if (flags.length + (body.status !== undefined ? 1 : 0) > 1) {
-		throw httpError(400, 'INVALID_REQUEST', 'give one of status, timeout, duplicate and reorder');
+		throw new ContractError('INVALID_REQUEST', 'give one of status, timeout, duplicate and reorder');
 	}
 	const kind = (flags[0] ?? 'status') as FaultKind;
 	if (kind === 'status' && body.status !== undefined && !isIntegerIn(body.status, 400, 599)) {
-		throw httpError(400, 'INVALID_REQUEST', 'status must be an integer from 400 to 599');
+		throw new ContractError('INVALID_REQUEST', 'status must be an integer from 400 to 599');
 	}
-	if (kind === 'reorder' && body.failNext === 1) throw httpError(400, 'INVALID_REQUEST', 'reorder needs failNext of at least 2');
+	if (kind === 'reorder' && body.failNext === 1) throw new ContractError('INVALID_REQUEST', 'reorder needs failNext of at least 2');
 	ctx.webhooks.faults.add(company.companyId, {
 		kind,
 		remaining: body.failNext as number,

@@ -4,9 +4,16 @@
  * sealed for the company's current key (contract 2.4); and how many agent-wrap uploads the service
  * carried out per conversation (replays of an Idempotency-Key do not count), to prove a grant uploads once.
  */
-import { b64uEncode, generateX25519KeyPair, sealConversationKey, sodium, b64uDecode, isIntegerIn } from '../../lib/crypto/index';
+import {
+	ContractError,
+	b64uEncode,
+	generateX25519KeyPair,
+	sealConversationKey,
+	sodium,
+	b64uDecode,
+	isIntegerIn
+} from '../../lib/crypto/index';
 import { CONVERSATION_KEY_VERSION } from '../customer/redeem';
-import { httpError } from '../http/io';
 import { createInvitation } from '../service/conversations';
 import { findCompany } from './companies';
 import type { ControlRoute } from './types';
@@ -17,7 +24,7 @@ export const MAX_SEEDED_CONVERSATIONS = 20_000;
 const seedConversations: ControlRoute['run'] = (ctx, { body, params }) => {
 	const company = findCompany(ctx, params.id);
 	if (!isIntegerIn(body.count, 1, MAX_SEEDED_CONVERSATIONS))
-		throw httpError(400, 'INVALID_REQUEST', `count must be an integer from 1 to ${MAX_SEEDED_CONVERSATIONS}`);
+		throw new ContractError('INVALID_REQUEST', `count must be an integer from 1 to ${MAX_SEEDED_CONVERSATIONS}`);
 	const companyKey = b64uDecode(company.currentKey.publicKey);
 	const conversationIds: string[] = [];
 	for (let i = 0; i < body.count; i++) {

@@ -2,8 +2,9 @@
  * Shapes shared by the control API `/_sim/*` (docs/simulator.md): a handler gets the parsed JSON body
  * (or `{}`), the path parameters and the query, and answers JSON or raw bytes.
  */
+import { ContractError } from '../../lib/crypto/index';
 import type { SimContext } from '../context';
-import { httpError, type JsonResponse } from '../http/io';
+import { type JsonResponse } from '../http/io';
 import type { Params } from '../http/router';
 
 export interface BytesResponse {
@@ -27,13 +28,13 @@ export interface ControlRoute {
 export function optionalString(body: Record<string, unknown>, field: string): string | undefined {
 	const value = body[field];
 	if (value === undefined) return undefined;
-	if (typeof value !== 'string') throw httpError(400, 'INVALID_REQUEST', `${field} must be a string`);
+	if (typeof value !== 'string') throw new ContractError('INVALID_REQUEST', `${field} must be a string`);
 	return value;
 }
 
 export function requireField(body: Record<string, unknown>, field: string): string {
 	const value = optionalString(body, field);
-	if (value === undefined || value === '') throw httpError(400, 'INVALID_REQUEST', `${field} is required`);
+	if (value === undefined || value === '') throw new ContractError('INVALID_REQUEST', `${field} is required`);
 	return value;
 }
 
@@ -46,7 +47,7 @@ export function requireWebhookUrl(value: unknown): string {
 		url = null;
 	}
 	if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hash !== '') {
-		throw httpError(400, 'INVALID_REQUEST', 'webhookUrl must be an absolute http or https URL without a fragment');
+		throw new ContractError('INVALID_REQUEST', 'webhookUrl must be an absolute http or https URL without a fragment');
 	}
 	return url.href;
 }

@@ -20,7 +20,6 @@ import {
 	type AttachmentMeta
 } from '../../lib/crypto/index';
 import type { SimContext } from '../context';
-import { httpError } from '../http/io';
 import { newAttachmentId, newCustomerId } from '../ids';
 import { isoSeconds } from '../../lib/crypto/index';
 import { createAttachment, storeObject } from '../service/attachments';
@@ -36,14 +35,14 @@ function conversationOf(ctx: SimContext, customer: Customer): Conversation {
 
 export function findCustomer(ctx: SimContext, customerId: string): Customer {
 	const customer = ctx.store.customers.get(customerId);
-	if (!customer) throw httpError(404, 'NOT_FOUND', `no customer ${customerId}`);
+	if (!customer) throw new ContractError('NOT_FOUND', `no customer ${customerId}`);
 	return customer;
 }
 
 /** A deleted account can do nothing more. */
 function activeConversation(ctx: SimContext, customer: Customer): Conversation {
 	const conversation = conversationOf(ctx, customer);
-	if (conversation.userDeleted) throw httpError(410, 'USER_DELETED', 'this customer deleted their account');
+	if (conversation.userDeleted) throw new ContractError('USER_DELETED', 'this customer deleted their account');
 	return conversation;
 }
 
@@ -79,7 +78,7 @@ export function changeDevice(ctx: SimContext, customer: Customer, input: RedeemI
 	activeConversation(ctx, customer);
 	const resolved = resolveInvite(ctx, input);
 	if (!resolved.invite.isReinvite || resolved.invite.conversationId !== customer.conversationId) {
-		throw httpError(409, 'STATE_CONFLICT', "a device change redeems a re-invitation of the customer's own conversation");
+		throw new ContractError('STATE_CONFLICT', "a device change redeems a re-invitation of the customer's own conversation");
 	}
 	applyRedemption(customer, redeemOnNewDevice(ctx, resolved));
 	customer.deviceChangedAtMs = ctx.clock.nowMs();
@@ -90,7 +89,7 @@ export function changeDevice(ctx: SimContext, customer: Customer, input: RedeemI
 /** K, opened from the service's `wrapForUser` with this device's key; `409` while awaiting it. */
 function conversationKey(customer: Customer, conversation: Conversation): Uint8Array {
 	if (conversation.wrapForUser === null) {
-		throw httpError(409, 'CONVERSATION_AWAITING_KEY', 'the business has not re-sealed the key for this device yet');
+		throw new ContractError('CONVERSATION_AWAITING_KEY', 'the business has not re-sealed the key for this device yet');
 	}
 	const keyPair = { publicKey: b64uDecode(customer.publicKey), secretKey: b64uDecode(customer.secretKey) };
 	return openConversationKey(conversation.wrapForUser, conversation.conversationId, [keyPair]);
@@ -104,7 +103,7 @@ function writableKey(ctx: SimContext, customer: Customer): { conversation: Conve
 		return { conversation, key: conversationKey(customer, conversation) };
 	} catch (error) {
 		if (error instanceof ContractError && error.status === undefined)
-			throw httpError(409, error.code, `this device cannot open the key: ${error.message}`);
+			throw new ContractError(error.code, `this device cannot open the key: ${error.message}`, 409);
 		throw error;
 	}
 }
@@ -134,7 +133,8 @@ export function sendAttachment(
 	input: { name: string; mime: string; data: Uint8Array; caption?: string }
 ): Message {
 	const { conversation, key } = writableKey(ctx, customer);
-	if (input.data.length > MAX_ATTACHMENT_SIZE) throw httpError(400, 'INVALID_INPUT', `a file holds at most ${MAX_ATTACHMENT_SIZE} bytes`);
+	if (input.data.length > MAX_ATTACHMENT_SIZE)
+		throw new ContractError('INVALID_INPUT', `a file holds at most ${MAX_ATTACHMENT_SIZE} bytes`, 400);
 	const attachmentId = newAttachmentId();
 	const encryption = encryptAttachment(input.data, { attachmentId });
 	const meta = buildAttachmentMeta({
@@ -234,15 +234,15 @@ export function listMessages(ctx: SimContext, customer: Customer): CustomerMessa
 export function downloadAttachment(ctx: SimContext, customer: Customer, attachmentId: string): { meta: AttachmentMeta; bytes: Uint8Array } {
 	const conversation = activeConversation(ctx, customer);
 	const message = conversation.messages.find((candidate) => candidate.attachment?.attachmentId === attachmentId);
-	if (!message) throw httpError(404, 'ATTACHMENT_NOT_FOUND', `no message of this conversation carries ${attachmentId}`);
+	if (!message) throw new ContractError('ATTACHMENT_NOT_FOUND', `no message of this conversation carries ${attachmentId}`);
 	const ciphertext = ctx.store.objects.get(attachmentId);
-	if (!ciphertext) throw httpError(409, 'ATTACHMENT_NOT_UPLOADED', `the bytes of ${attachmentId} were not uploaded`);
+	if (!ciphertext) throw new ContractError('ATTACHMENT_NOT_UPLOADED', `the bytes of ${attachmentId} were not uploaded`);
 	try {
 		const meta = decryptedMeta(conversation, conversationKey(customer, conversation), message);
 		return { meta, bytes: decryptAttachment(ciphertext, meta) };
 	} catch (error) {
 		if (error instanceof ContractError && error.status === undefined)
-			throw httpError(422, error.code, `the attachment cannot be opened: ${error.message}`);
+			throw new ContractError(error.code, `the attachment cannot be opened: ${error.message}`, 422);
 		throw error;
 	}
 }
@@ -253,8 +253,8 @@ export function markReadByCustomer(ctx: SimContext, customer: Customer, upToMess
 	let target: Message | undefined;
 	if (upToMessageId === undefined) target = conversation.messages.findLast((message) => message.senderType === 'company');
 	else if (typeof upToMessageId === 'string') target = findMessage(conversation, upToMessageId);
-	else throw httpError(400, 'INVALID_REQUEST', 'upToMessageId must be a message id');
-	if (!target) throw httpError(404, 'NOT_FOUND', 'the company has sent no message yet');
+	else throw new ContractError('INVALID_REQUEST', 'upToMessageId must be a message id');
+	if (!target) throw new ContractError('NOT_FOUND', 'the company has sent no message yet');
 	const current = conversation.userReadUpTo === null ? 0 : findMessage(conversation, conversation.userReadUpTo).seq;
 	if (target.seq > current) conversation.userReadUpTo = target.messageId;
 	ctx.changed();

@@ -20,7 +20,6 @@ import {
 	type X25519KeyPair
 } from '../../lib/crypto/index';
 import type { SimContext } from '../context';
-import { httpError } from '../http/io';
 import { normalizeShortCode } from '../ids';
 import { redeemableInvite, startConversation } from '../service/conversations';
 import type { AppMemory, Company, Conversation, Invite, StoredAgentWrap } from '../state';
@@ -51,16 +50,16 @@ export function resolveInvite(ctx: SimContext, input: RedeemInput): Resolved {
 			inviteId = undefined;
 		}
 		const invite = inviteId === undefined ? undefined : ctx.store.invites.get(inviteId);
-		if (!invite) throw httpError(404, 'NOT_FOUND', 'the link names no invitation of this service');
+		if (!invite) throw new ContractError('NOT_FOUND', 'the link names no invitation of this service');
 		return { invite, inviteSecret: fragment.inviteSecret, linkFingerprint: fragment.fingerprint };
 	}
 	if (typeof input.shortCode === 'string') {
 		const inviteId = ctx.store.inviteByShortCode.get(normalizeShortCode(input.shortCode));
 		const invite = inviteId === undefined ? undefined : ctx.store.invites.get(inviteId);
-		if (!invite) throw httpError(404, 'NOT_FOUND', 'no invitation has this short code');
+		if (!invite) throw new ContractError('NOT_FOUND', 'no invitation has this short code');
 		return { invite, inviteSecret: null, linkFingerprint: null };
 	}
-	throw httpError(400, 'INVALID_REQUEST', 'give the invitation link or its short code');
+	throw new ContractError('INVALID_REQUEST', 'give the invitation link or its short code');
 }
 
 /** The company key the app trusts: signed by the platform, and the one the link's `fp` names. */
@@ -73,7 +72,7 @@ function trustedCompanyKey(ctx: SimContext, company: Company, linkFingerprint: U
 		b64uDecode(ctx.store.platform.publicKey)
 	);
 	if (linkFingerprint !== null && !constantTimeEqual(linkFingerprint, fingerprint(key))) {
-		throw httpError(409, 'KEY_MISMATCH', "the link's fingerprint does not match the business's current key");
+		throw new ContractError('KEY_MISMATCH', "the link's fingerprint does not match the business's current key", 409);
 	}
 	return key;
 }

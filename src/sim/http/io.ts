@@ -4,26 +4,22 @@
  * docs/contract-gaps.md §2 (contract 7.3 leaves the shape open).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ContractError, type ContractCode } from '../../lib/crypto/index';
+import { ContractError } from '../../lib/crypto/index';
 
 /** Request bodies of `/v1` and the control API: at most 1 MiB (docs/contract-gaps.md §2). */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
-
-export function httpError(status: number, code: ContractCode, message: string): ContractError {
-	return new ContractError(code, message, status);
-}
 
 /** Reads the whole body, refusing more than `limit` bytes with `413 PAYLOAD_TOO_LARGE`. */
 export async function readBody(request: IncomingMessage, limit = MAX_JSON_BODY_BYTES): Promise<Buffer> {
 	const declared = Number(request.headers['content-length']);
 	if (Number.isFinite(declared) && declared > limit) {
-		throw httpError(413, 'PAYLOAD_TOO_LARGE', `the request body must be at most ${limit} bytes`);
+		throw new ContractError('PAYLOAD_TOO_LARGE', `the request body must be at most ${limit} bytes`);
 	}
 	const chunks: Buffer[] = [];
 	let length = 0;
 	for await (const chunk of request as AsyncIterable<Buffer>) {
 		length += chunk.length;
-		if (length > limit) throw httpError(413, 'PAYLOAD_TOO_LARGE', `the request body must be at most ${limit} bytes`);
+		if (length > limit) throw new ContractError('PAYLOAD_TOO_LARGE', `the request body must be at most ${limit} bytes`);
 		chunks.push(chunk);
 	}
 	return Buffer.concat(chunks);
@@ -35,10 +31,10 @@ export function parseJsonObject(raw: Buffer | string): Record<string, unknown> {
 	try {
 		parsed = JSON.parse(typeof raw === 'string' ? raw : new TextDecoder('utf-8', { fatal: true }).decode(raw));
 	} catch {
-		throw httpError(400, 'INVALID_REQUEST', 'the body is not JSON (POSTs without data carry {})');
+		throw new ContractError('INVALID_REQUEST', 'the body is not JSON (POSTs without data carry {})');
 	}
 	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-		throw httpError(400, 'INVALID_REQUEST', 'the body must be a JSON object');
+		throw new ContractError('INVALID_REQUEST', 'the body must be a JSON object');
 	}
 	return parsed as Record<string, unknown>;
 }

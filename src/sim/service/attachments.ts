@@ -4,9 +4,8 @@
  * upload record with its presigned PUT, and the download record with its presigned GET.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { b64uEncode, isIntegerIn, MAX_ATTACHMENT_CIPHERTEXT } from '../../lib/crypto/index';
+import { ContractError, b64uEncode, isIntegerIn, MAX_ATTACHMENT_CIPHERTEXT } from '../../lib/crypto/index';
 import type { SimContext } from '../context';
-import { httpError } from '../http/io';
 import { newAttachmentId } from '../ids';
 import type { Attachment, Company, Conversation, SenderType } from '../state';
 
@@ -57,8 +56,7 @@ export function uploadRetryAfterSeconds(ctx: SimContext, company: Company): numb
 /** The ciphertext size of an upload request (contract 4, 8). */
 export function requireCiphertextSize(value: unknown): number {
 	if (!isIntegerIn(value, MIN_ATTACHMENT_CIPHERTEXT, MAX_ATTACHMENT_CIPHERTEXT)) {
-		throw httpError(
-			400,
+		throw new ContractError(
 			'INVALID_REQUEST',
 			`size must be an integer from ${MIN_ATTACHMENT_CIPHERTEXT} to ${MAX_ATTACHMENT_CIPHERTEXT} (ciphertext bytes)`
 		);
@@ -106,7 +104,7 @@ export function uploadRecord(ctx: SimContext, attachment: Attachment) {
 /** The download record of contract 2.8; `409 ATTACHMENT_NOT_UPLOADED` before the bytes are there. */
 export function downloadRecord(ctx: SimContext, attachment: Attachment) {
 	if (attachment.uploadedAtMs === null) {
-		throw httpError(409, 'ATTACHMENT_NOT_UPLOADED', `the bytes of ${attachment.attachmentId} were not uploaded`);
+		throw new ContractError('ATTACHMENT_NOT_UPLOADED', `the bytes of ${attachment.attachmentId} were not uploaded`);
 	}
 	return { downloadUrl: presignedUrl(ctx, 'object', attachment.attachmentId), size: attachment.size, expiresIn: PRESIGNED_URL_SECONDS };
 }

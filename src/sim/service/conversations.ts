@@ -3,9 +3,8 @@
  * invitations and re-invitations, the start on redemption, rewrap, close and reopen, the user's
  * deletion, and the shape checks of wraps the service can make without a key.
  */
-import { b64uDecode, isIntegerIn, MAX_KEY_VERSION, sealedWrapLength, type Wrap } from '../../lib/crypto/index';
+import { ContractError, b64uDecode, isIntegerIn, MAX_KEY_VERSION, sealedWrapLength, type Wrap } from '../../lib/crypto/index';
 import type { SimContext } from '../context';
-import { httpError } from '../http/io';
 import { newConversationId, newInviteId, newShortCode } from '../ids';
 import { isoSeconds } from '../../lib/crypto/index';
 import type { Company, Conversation, Invite, StoredAgentWrap } from '../state';
@@ -19,7 +18,7 @@ export const MAX_INVITE_SECONDS = 2_592_000;
 export function findConversation(ctx: SimContext, company: Company, conversationId: string): Conversation {
 	const conversation = ctx.store.conversations.get(conversationId);
 	if (!conversation || conversation.companyId !== company.companyId) {
-		throw httpError(404, 'NOT_FOUND', `no conversation ${conversationId}`);
+		throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`);
 	}
 	return conversation;
 }
@@ -42,7 +41,7 @@ export function inviteResponse(ctx: SimContext, invite: Invite) {
 export function requireExpiresIn(body: Record<string, unknown>): number {
 	if (body.expiresIn === undefined) return DEFAULT_INVITE_SECONDS;
 	if (!isIntegerIn(body.expiresIn, MIN_INVITE_SECONDS, MAX_INVITE_SECONDS)) {
-		throw httpError(400, 'INVALID_REQUEST', `expiresIn must be an integer from ${MIN_INVITE_SECONDS} to ${MAX_INVITE_SECONDS} seconds`);
+		throw new ContractError('INVALID_REQUEST', `expiresIn must be an integer from ${MIN_INVITE_SECONDS} to ${MAX_INVITE_SECONDS} seconds`);
 	}
 	return body.expiresIn;
 }
@@ -97,8 +96,8 @@ export function createInvitation(ctx: SimContext, company: Company, expiresInSec
 /** `POST /v1/conversations/{id}/reinvite`: replaces any earlier unused re-invitation. */
 export function createReinvitation(ctx: SimContext, conversation: Conversation, expiresInSeconds: number): Invite {
 	if (conversation.status === 'pending')
-		throw httpError(409, 'CONVERSATION_PENDING', 'a pending conversation is re-invited only once started');
-	if (conversation.userDeleted) throw httpError(410, 'USER_DELETED', 'the user of this conversation was deleted');
+		throw new ContractError('CONVERSATION_PENDING', 'a pending conversation is re-invited only once started');
+	if (conversation.userDeleted) throw new ContractError('USER_DELETED', 'the user of this conversation was deleted');
 	const now = ctx.clock.nowMs();
 	for (const earlier of ctx.store.invites.values()) {
 		if (earlier.conversationId === conversation.conversationId && earlier.redeemedAtMs === null && earlier.supersededAtMs === null) {
@@ -113,11 +112,12 @@ export function createReinvitation(ctx: SimContext, conversation: Conversation, 
 /** An invitation the app may still redeem, with its conversation. */
 export function redeemableInvite(ctx: SimContext, invite: Invite): Conversation {
 	const conversation = ctx.store.conversations.get(invite.conversationId);
-	if (!conversation) throw httpError(404, 'NOT_FOUND', 'the conversation of this invitation no longer exists');
-	if (invite.redeemedAtMs !== null) throw httpError(409, 'STATE_CONFLICT', 'this invitation was already redeemed');
-	if (invite.supersededAtMs !== null) throw httpError(410, 'INVITATION_EXPIRED', 'this invitation was replaced by a newer re-invitation');
-	if (invite.expiresAtMs <= ctx.clock.nowMs()) throw httpError(410, 'INVITATION_EXPIRED', 'this invitation has expired');
-	if (conversation.userDeleted) throw httpError(410, 'USER_DELETED', 'the user of this conversation was deleted');
+	if (!conversation) throw new ContractError('NOT_FOUND', 'the conversation of this invitation no longer exists');
+	if (invite.redeemedAtMs !== null) throw new ContractError('STATE_CONFLICT', 'this invitation was already redeemed');
+	if (invite.supersededAtMs !== null)
+		throw new ContractError('INVITATION_EXPIRED', 'this invitation was replaced by a newer re-invitation');
+	if (invite.expiresAtMs <= ctx.clock.nowMs()) throw new ContractError('INVITATION_EXPIRED', 'this invitation has expired');
+	if (conversation.userDeleted) throw new ContractError('USER_DELETED', 'the user of this conversation was deleted');
 	return conversation;
 }
 
@@ -163,22 +163,21 @@ export function startConversation(
  */
 export function requireWrap(conversation: Conversation, value: unknown, what: string): Wrap {
 	if (typeof value !== 'object' || value === null || Array.isArray(value))
-		throw httpError(400, 'INVALID_WRAP', `${what} must be a wrap object`);
+		throw new ContractError('INVALID_WRAP', `${what} must be a wrap object`);
 	const candidate = value as Record<string, unknown>;
 	if (!isIntegerIn(candidate.keyVersion, 1, MAX_KEY_VERSION)) {
-		throw httpError(400, 'INVALID_WRAP', `${what}.keyVersion must be an integer from 1 to 2^31-1`);
+		throw new ContractError('INVALID_WRAP', `${what}.keyVersion must be an integer from 1 to 2^31-1`);
 	}
 	let sealedLength: number;
 	try {
 		sealedLength = b64uDecode(candidate.sealed, `${what}.sealed`).length;
 	} catch (error) {
-		throw httpError(400, 'INVALID_WRAP', (error as Error).message);
+		throw new ContractError('INVALID_WRAP', (error as Error).message);
 	}
 	const expected = sealedWrapLength(conversation.conversationId);
-	if (sealedLength !== expected) throw httpError(400, 'INVALID_WRAP', `${what}.sealed must be ${expected} bytes, got ${sealedLength}`);
+	if (sealedLength !== expected) throw new ContractError('INVALID_WRAP', `${what}.sealed must be ${expected} bytes, got ${sealedLength}`);
 	if (candidate.keyVersion !== conversation.keyVersion) {
-		throw httpError(
-			409,
+		throw new ContractError(
 			'KEY_VERSION_MISMATCH',
 			`${what}.keyVersion ${candidate.keyVersion} differs from the conversation's ${conversation.keyVersion}`
 		);
@@ -189,7 +188,7 @@ export function requireWrap(conversation: Conversation, value: unknown, what: st
 /** `POST …/rewrap`: the new device's wrap; `awaiting_key` → `active`. */
 export function rewrapConversation(ctx: SimContext, conversation: Conversation, wrapForUser: unknown): void {
 	if (conversation.status !== 'awaiting_key') {
-		throw httpError(409, 'CONVERSATION_NOT_AWAITING_KEY', `the conversation is ${conversation.status}, not awaiting_key`);
+		throw new ContractError('CONVERSATION_NOT_AWAITING_KEY', `the conversation is ${conversation.status}, not awaiting_key`);
 	}
 	conversation.wrapForUser = requireWrap(conversation, wrapForUser, 'wrapForUser');
 	conversation.status = 'active';
@@ -200,7 +199,7 @@ export function rewrapConversation(ctx: SimContext, conversation: Conversation, 
 /** `POST …/close`; a closed conversation is returned unchanged, a pending one cannot be closed. */
 export function closeConversation(ctx: SimContext, conversation: Conversation): void {
 	if (conversation.status === 'closed') return;
-	if (conversation.status === 'pending') throw httpError(409, 'CONVERSATION_PENDING', 'a pending conversation cannot be closed');
+	if (conversation.status === 'pending') throw new ContractError('CONVERSATION_PENDING', 'a pending conversation cannot be closed');
 	conversation.status = 'closed';
 	conversation.closedAtMs = ctx.clock.nowMs();
 	ctx.changed();

@@ -3,9 +3,8 @@
  * envelope shape checks, the conversation checks of 7.3 in their fixed order, and storing a message
  * from either side (`message.created` only for the user's).
  */
-import { envelopeShapeProblem, type Envelope } from '../../lib/crypto/index';
+import { ContractError, envelopeShapeProblem, type Envelope } from '../../lib/crypto/index';
 import type { SimContext } from '../context';
-import { httpError } from '../http/io';
 import { newMessageId } from '../ids';
 import type { Attachment, Conversation, Message, SenderType } from '../state';
 import { emitMessageCreated } from '../webhooks/events';
@@ -14,7 +13,7 @@ import { reopenIfClosed } from './conversations';
 /** The envelope's shape (contract 4.2 rule 3) or `400 INVALID_ENVELOPE`; returns a clean copy. */
 export function requireEnvelope(value: unknown): Envelope {
 	const problem = envelopeShapeProblem(value);
-	if (problem !== null) throw httpError(400, 'INVALID_ENVELOPE', problem);
+	if (problem !== null) throw new ContractError('INVALID_ENVELOPE', problem);
 	const envelope = value as Envelope;
 	return {
 		v: 1,
@@ -35,17 +34,16 @@ export function findByClientMessageId(conversation: Conversation, senderType: Se
 
 /** `410 USER_DELETED`, `409 CONVERSATION_PENDING`, `409 CONVERSATION_AWAITING_KEY`, in this order. */
 export function requireWritable(conversation: Conversation): void {
-	if (conversation.userDeleted) throw httpError(410, 'USER_DELETED', 'the user of this conversation was deleted');
-	if (conversation.status === 'pending') throw httpError(409, 'CONVERSATION_PENDING', 'the conversation has not started yet');
+	if (conversation.userDeleted) throw new ContractError('USER_DELETED', 'the user of this conversation was deleted');
+	if (conversation.status === 'pending') throw new ContractError('CONVERSATION_PENDING', 'the conversation has not started yet');
 	if (conversation.status === 'awaiting_key') {
-		throw httpError(409, 'CONVERSATION_AWAITING_KEY', 'the conversation is waiting for the key to be re-sealed for the new device');
+		throw new ContractError('CONVERSATION_AWAITING_KEY', 'the conversation is waiting for the key to be re-sealed for the new device');
 	}
 }
 
 export function requireKeyVersion(conversation: Conversation, envelope: Envelope): void {
 	if (envelope.keyVersion !== conversation.keyVersion) {
-		throw httpError(
-			409,
+		throw new ContractError(
 			'KEY_VERSION_MISMATCH',
 			`the envelope keyVersion ${envelope.keyVersion} differs from the conversation's ${conversation.keyVersion}`
 		);
@@ -56,11 +54,12 @@ export function requireKeyVersion(conversation: Conversation, envelope: Envelope
 export function requireUsableAttachment(ctx: SimContext, conversation: Conversation, attachmentId: string): Attachment {
 	const attachment = ctx.store.attachments.get(attachmentId);
 	if (!attachment || attachment.conversationId !== conversation.conversationId) {
-		throw httpError(404, 'ATTACHMENT_NOT_FOUND', `no attachment ${attachmentId} in this conversation`);
+		throw new ContractError('ATTACHMENT_NOT_FOUND', `no attachment ${attachmentId} in this conversation`);
 	}
-	if (attachment.uploadedAtMs === null) throw httpError(409, 'ATTACHMENT_NOT_UPLOADED', `the bytes of ${attachmentId} were not uploaded`);
+	if (attachment.uploadedAtMs === null)
+		throw new ContractError('ATTACHMENT_NOT_UPLOADED', `the bytes of ${attachmentId} were not uploaded`);
 	if (attachment.usedByMessageId !== null) {
-		throw httpError(409, 'ATTACHMENT_ALREADY_USED', `${attachmentId} was already used by message ${attachment.usedByMessageId}`);
+		throw new ContractError('ATTACHMENT_ALREADY_USED', `${attachmentId} was already used by message ${attachment.usedByMessageId}`);
 	}
 	return attachment;
 }
@@ -92,6 +91,6 @@ export function appendMessage(
 
 export function findMessage(conversation: Conversation, messageId: string): Message {
 	const message = conversation.messages.find((candidate) => candidate.messageId === messageId);
-	if (!message) throw httpError(404, 'NOT_FOUND', `no message ${messageId} in this conversation`);
+	if (!message) throw new ContractError('NOT_FOUND', `no message ${messageId} in this conversation`);
 	return message;
 }

@@ -4,10 +4,15 @@
  * within ±300 s, with the previous secret accepted for 24 h after a rotation.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { parseSignatureHeader, signRequest, SIGNATURE_TOLERANCE_SECONDS, type ParsedSignatureHeader } from '../../lib/crypto/index';
+import {
+	ContractError,
+	parseSignatureHeader,
+	signRequest,
+	SIGNATURE_TOLERANCE_SECONDS,
+	type ParsedSignatureHeader
+} from '../../lib/crypto/index';
 import type { SimContext } from '../context';
 import { nodeHmacSha256 } from '../hmac';
-import { httpError } from '../http/io';
 import { apiKeyHash } from '../ids';
 import type { Company } from '../state';
 
@@ -17,10 +22,10 @@ import type { Company } from '../state';
  */
 export function authenticateApiKey(ctx: SimContext, authorization: string | undefined): Company {
 	const match = authorization === undefined ? null : /^Bearer (\S+)$/.exec(authorization);
-	if (!match) throw httpError(401, 'INVALID_API_KEY', 'Authorization must be "Bearer <API key>"');
+	if (!match) throw new ContractError('INVALID_API_KEY', 'Authorization must be "Bearer <API key>"');
 	const companyId = ctx.store.companyByApiKeyHash.get(apiKeyHash(match[1]));
 	const company = companyId === undefined ? undefined : ctx.store.companies.get(companyId);
-	if (!company) throw httpError(401, 'INVALID_API_KEY', 'the API key is not known');
+	if (!company) throw new ContractError('INVALID_API_KEY', 'the API key is not known');
 	return company;
 }
 
@@ -48,13 +53,13 @@ export function verifyRequestSignature(
 	try {
 		parsed = parseSignatureHeader(request.header);
 	} catch (error) {
-		throw httpError(401, 'INVALID_SIGNATURE', `X-Service-Signature: ${(error as Error).message}`);
+		throw new ContractError('INVALID_SIGNATURE', `X-Service-Signature: ${(error as Error).message}`);
 	}
 	if (parsed.tText !== String(parsed.t)) {
-		throw httpError(401, 'INVALID_SIGNATURE', 'X-Service-Signature: t must be integer seconds without leading zeros');
+		throw new ContractError('INVALID_SIGNATURE', 'X-Service-Signature: t must be integer seconds without leading zeros');
 	}
 	if (Math.abs(ctx.clock.signatureNowSeconds() - parsed.t) > SIGNATURE_TOLERANCE_SECONDS) {
-		throw httpError(401, 'SIGNATURE_EXPIRED', 'the signature timestamp is more than 300 s away from the service clock');
+		throw new ContractError('SIGNATURE_EXPIRED', 'the signature timestamp is more than 300 s away from the service clock');
 	}
 	const received = Buffer.from(parsed.v1, 'hex');
 	let matched = false;
@@ -67,5 +72,5 @@ export function verifyRequestSignature(
 		// Every accepted secret is checked, so the time does not tell which one matched.
 		if (timingSafeEqual(expected, received)) matched = true;
 	}
-	if (!matched) throw httpError(401, 'INVALID_SIGNATURE', 'the request signature does not match');
+	if (!matched) throw new ContractError('INVALID_SIGNATURE', 'the request signature does not match');
 }

@@ -2,8 +2,7 @@
  * `/v1` conversation endpoints (contract 4, 6.4; docs/contract-gaps.md §4, §6): invites, list and
  * read, reinvite, rewrap, read marker, typing and close.
  */
-import { httpError } from '../http/io';
-import { isoSeconds } from '../../lib/crypto/index';
+import { ContractError, isoSeconds } from '../../lib/crypto/index';
 import { conversationRecord } from '../records';
 import {
 	closeConversation,
@@ -29,7 +28,7 @@ export const listConversations: V1Handler = (ctx, request) => {
 	const query = request.query;
 	const status = query.get('status');
 	if (status !== undefined && !CONVERSATION_STATUSES.includes(status as ConversationStatus)) {
-		throw httpError(400, 'INVALID_REQUEST', `status must be one of ${CONVERSATION_STATUSES.join(', ')}`);
+		throw new ContractError('INVALID_REQUEST', `status must be one of ${CONVERSATION_STATUSES.join(', ')}`);
 	}
 	const limit = parseLimit(query.get('limit'));
 	const conversations = ctx.store
@@ -50,7 +49,7 @@ export const reinvite: V1Handler = (ctx, request, params) => {
 
 export const rewrap: V1Handler = (ctx, request, params) => {
 	const conversation = findConversation(ctx, request.company, params.id);
-	if (request.body.wrapForUser === undefined) throw httpError(400, 'INVALID_REQUEST', 'wrapForUser is required');
+	if (request.body.wrapForUser === undefined) throw new ContractError('INVALID_REQUEST', 'wrapForUser is required');
 	rewrapConversation(ctx, conversation, request.body.wrapForUser);
 	return ok(conversationRecord(conversation));
 };

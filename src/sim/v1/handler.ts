@@ -3,9 +3,10 @@
  * 1 MiB), the signature, then the `Idempotency-Key` of every non-GET request, then the route, whose
  * answer is stored for idempotency. Bodies are JSON objects; POSTs without data carry `{}`.
  */
+import { ContractError } from '../../lib/crypto/index';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from '../context';
-import { errorResponse, httpError, readBody, sendJson, type JsonResponse } from '../http/io';
+import { errorResponse, readBody, sendJson, type JsonResponse } from '../http/io';
 import { authenticateApiKey, verifyRequestSignature } from './auth';
 import { IdempotencyGate, requestFingerprint, requireIdempotencyKey } from './idempotency';
 import { parseV1JsonObject } from './json';
@@ -25,11 +26,11 @@ function headerOf(request: IncomingMessage, name: string): string | undefined {
 function parseBody(method: string, contentType: string | undefined, raw: Buffer): Record<string, unknown> {
 	if (raw.length === 0) {
 		if (method === 'GET') return {};
-		throw httpError(400, 'INVALID_REQUEST', 'the body is empty; POSTs without data carry {}');
+		throw new ContractError('INVALID_REQUEST', 'the body is empty; POSTs without data carry {}');
 	}
-	if (method === 'GET') throw httpError(400, 'INVALID_REQUEST', 'a GET carries no body');
+	if (method === 'GET') throw new ContractError('INVALID_REQUEST', 'a GET carries no body');
 	if (!/^application\/json\s*(;.*)?$/i.test(contentType ?? '')) {
-		throw httpError(400, 'INVALID_REQUEST', 'Content-Type must be application/json when there is a body');
+		throw new ContractError('INVALID_REQUEST', 'Content-Type must be application/json when there is a body');
 	}
 	return parseV1JsonObject(raw);
 }
@@ -71,9 +72,9 @@ export class V1Handler {
 
 	private route(company: V1Request['company'], method: string, url: URL, contentType: string | undefined, raw: Buffer): JsonResponse {
 		const match = v1Routes.match(method, url.pathname);
-		if (match.kind === 'none') throw httpError(404, 'NOT_FOUND', `no endpoint ${method} ${url.pathname}`);
+		if (match.kind === 'none') throw new ContractError('NOT_FOUND', `no endpoint ${method} ${url.pathname}`);
 		if (match.kind === 'method') {
-			const error = errorResponse(httpError(405, 'METHOD_NOT_ALLOWED', `${url.pathname} allows ${match.allowed.join(', ')}`));
+			const error = errorResponse(new ContractError('METHOD_NOT_ALLOWED', `${url.pathname} allows ${match.allowed.join(', ')}`));
 			return { ...error, headers: { allow: match.allowed.join(', ') } };
 		}
 		const query = parseQuery(url.searchParams, match.handler.query);

@@ -2,8 +2,7 @@
  * `/v1` message endpoints (contract 4, 4.2, 7.3; docs/contract-gaps.md §5): the history with
  * `limit`, `before` and `after`, and sending with its checks in the documented order.
  */
-import { ID_RULE, isId } from '../../lib/crypto/index';
-import { httpError } from '../http/io';
+import { ContractError, ID_RULE, isId } from '../../lib/crypto/index';
 import { messageItem } from '../records';
 import { findConversation } from '../service/conversations';
 import {
@@ -27,7 +26,7 @@ export const history: V1Handler = (ctx, request, params) => {
 	const limit = parseLimit(query.get('limit'));
 	const before = query.get('before');
 	const after = query.get('after');
-	if (before !== undefined && after !== undefined) throw httpError(400, 'INVALID_REQUEST', 'give at most one of before and after');
+	if (before !== undefined && after !== undefined) throw new ContractError('INVALID_REQUEST', 'give at most one of before and after');
 	const messages = conversation.messages;
 	let candidates: Message[];
 	let page: Message[];
@@ -48,14 +47,14 @@ export const history: V1Handler = (ctx, request, params) => {
  */
 export const send: V1Handler = (ctx, request) => {
 	const conversationId = requireString(request.body, 'conversationId');
-	if (!isId(conversationId)) throw httpError(400, 'INVALID_REQUEST', `conversationId must match ${ID_RULE.source}`);
+	if (!isId(conversationId)) throw new ContractError('INVALID_REQUEST', `conversationId must match ${ID_RULE.source}`);
 	const contentType = request.body.contentType;
 	if (!CONTENT_TYPES.includes(contentType as (typeof CONTENT_TYPES)[number])) {
-		throw httpError(400, 'INVALID_REQUEST', 'contentType must be text or attachment');
+		throw new ContractError('INVALID_REQUEST', 'contentType must be text or attachment');
 	}
 	const hasAttachment = request.body.attachment !== undefined;
 	if (hasAttachment !== (contentType === 'attachment')) {
-		throw httpError(400, 'INVALID_REQUEST', 'attachment is present exactly when contentType is attachment');
+		throw new ContractError('INVALID_REQUEST', 'attachment is present exactly when contentType is attachment');
 	}
 	const attachmentId = hasAttachment ? requireString(requireObject(request.body, 'attachment'), 'attachmentId') : null;
 	const encryption = requireEnvelope(request.body.encryption);

@@ -3,8 +3,7 @@
  * each at most once, `limit` 1 … 200 (default 50), opaque cursors; anything else is
  * `400 INVALID_REQUEST`.
  */
-import { b64uDecode, b64uEncode, utf8Decode, utf8Encode } from '../../lib/crypto/index';
-import { httpError } from '../http/io';
+import { ContractError, b64uDecode, b64uEncode, utf8Decode, utf8Encode } from '../../lib/crypto/index';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
@@ -14,9 +13,9 @@ export function parseQuery(query: URLSearchParams, allowed: readonly string[]): 
 	const values = new Map<string, string>();
 	for (const [name, value] of query) {
 		if (!allowed.includes(name)) {
-			throw httpError(400, 'INVALID_REQUEST', `unknown query parameter ${name}; allowed: ${allowed.join(', ') || 'none'}`);
+			throw new ContractError('INVALID_REQUEST', `unknown query parameter ${name}; allowed: ${allowed.join(', ') || 'none'}`);
 		}
-		if (values.has(name)) throw httpError(400, 'INVALID_REQUEST', `query parameter ${name} is repeated`);
+		if (values.has(name)) throw new ContractError('INVALID_REQUEST', `query parameter ${name} is repeated`);
 		values.set(name, value);
 	}
 	return values;
@@ -25,7 +24,7 @@ export function parseQuery(query: URLSearchParams, allowed: readonly string[]): 
 export function parseLimit(value: string | undefined): number {
 	if (value === undefined) return DEFAULT_LIMIT;
 	const limit = /^[0-9]{1,3}$/.test(value) ? Number(value) : NaN;
-	if (!(limit >= 1 && limit <= MAX_LIMIT)) throw httpError(400, 'INVALID_REQUEST', `limit must be an integer from 1 to ${MAX_LIMIT}`);
+	if (!(limit >= 1 && limit <= MAX_LIMIT)) throw new ContractError('INVALID_REQUEST', `limit must be an integer from 1 to ${MAX_LIMIT}`);
 	return limit;
 }
 
@@ -41,5 +40,5 @@ export function decodeCursor(value: string, isValid: (position: unknown[]) => bo
 	} catch {
 		// reported below
 	}
-	throw httpError(400, 'INVALID_REQUEST', 'cursor is not a cursor this service returned');
+	throw new ContractError('INVALID_REQUEST', 'cursor is not a cursor this service returned');
 }

@@ -3,9 +3,9 @@
  * parsed query and JSON body, and small readers of body fields that answer `400 INVALID_REQUEST`
  * with the field's name (docs/contract-gaps.md §2).
  */
+import { ContractError } from '../../lib/crypto/index';
 import type { SimContext } from '../context';
 import type { JsonResponse } from '../http/io';
-import { httpError } from '../http/io';
 import type { Params } from '../http/router';
 import type { Company } from '../state';
 
@@ -28,14 +28,14 @@ export interface V1Route {
 
 export function requireString(body: Record<string, unknown>, field: string): string {
 	const value = body[field];
-	if (typeof value !== 'string' || value === '') throw httpError(400, 'INVALID_REQUEST', `${field} must be a non-empty string`);
+	if (typeof value !== 'string' || value === '') throw new ContractError('INVALID_REQUEST', `${field} must be a non-empty string`);
 	return value;
 }
 
 export function requireObject(body: Record<string, unknown>, field: string): Record<string, unknown> {
 	const value = body[field];
 	if (typeof value !== 'object' || value === null || Array.isArray(value))
-		throw httpError(400, 'INVALID_REQUEST', `${field} must be an object`);
+		throw new ContractError('INVALID_REQUEST', `${field} must be an object`);
 	return value as Record<string, unknown>;
 }
 

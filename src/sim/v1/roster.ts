@@ -12,7 +12,6 @@ import {
 	verifyRoster,
 	type RosterAgent
 } from '../../lib/crypto/index';
-import { httpError } from '../http/io';
 import { findConversation, requireWrap } from '../service/conversations';
 import type { Company, StoredAgentWrap, StoredRoster } from '../state';
 import { ok, type V1Handler } from './request';
@@ -41,12 +40,12 @@ export const uploadRoster: V1Handler = (ctx, request) => {
 		agents = validateRoster(input).agents as RosterAgent[];
 		verifyRoster(input, b64uDecode(company.signingPublicKey));
 	} catch (error) {
-		if (error instanceof ContractError) throw httpError(400, error.code, error.message);
+		if (error instanceof ContractError) throw new ContractError(error.code, error.message, 400);
 		throw error;
 	}
 	const expected = (latestRoster(company)?.rosterVersion ?? 0) + 1;
 	if (input.rosterVersion !== expected) {
-		throw httpError(409, 'ROSTER_VERSION_CONFLICT', `rosterVersion must be ${expected} (the previous + 1), got ${input.rosterVersion}`);
+		throw new ContractError('ROSTER_VERSION_CONFLICT', `rosterVersion must be ${expected} (the previous + 1), got ${input.rosterVersion}`);
 	}
 	const roster: StoredRoster = {
 		rosterVersion: input.rosterVersion,
@@ -64,7 +63,7 @@ export const uploadRoster: V1Handler = (ctx, request) => {
 export const getRoster: V1Handler = (_ctx, request) => {
 	// A compromised service (the control API's served roster) hands its forgery to the inbox too.
 	const roster = request.company.servedRosterOverride ?? latestRoster(request.company);
-	if (!roster) throw httpError(404, 'NOT_FOUND', 'no roster was uploaded yet');
+	if (!roster) throw new ContractError('NOT_FOUND', 'no roster was uploaded yet');
 	return ok(rosterBody(roster));
 };
 
@@ -72,25 +71,29 @@ export const uploadAgentWraps: V1Handler = (ctx, request, params) => {
 	const conversation = findConversation(ctx, request.company, params.id);
 	const { rosterVersion, wraps } = request.body;
 	if (!isIntegerIn(rosterVersion, 1, MAX_KEY_VERSION))
-		throw httpError(400, 'INVALID_REQUEST', 'rosterVersion must be an integer from 1 to 2^31-1');
+		throw new ContractError('INVALID_REQUEST', 'rosterVersion must be an integer from 1 to 2^31-1');
 	if (!Array.isArray(wraps) || wraps.length < 1 || wraps.length > MAX_AGENT_WRAPS) {
-		throw httpError(400, 'INVALID_REQUEST', `wraps must be a list of 1 to ${MAX_AGENT_WRAPS} agent wraps`);
+		throw new ContractError('INVALID_REQUEST', `wraps must be a list of 1 to ${MAX_AGENT_WRAPS} agent wraps`);
 	}
 	const seen = new Set<string>();
 	for (const item of wraps) {
 		const agentKeyId = (item as { agentKeyId?: unknown })?.agentKeyId;
-		if (typeof agentKeyId !== 'string') throw httpError(400, 'INVALID_REQUEST', 'every wrap needs an agentKeyId');
-		if (seen.has(agentKeyId)) throw httpError(400, 'INVALID_REQUEST', `agentKeyId ${agentKeyId} appears twice`);
+		if (typeof agentKeyId !== 'string') throw new ContractError('INVALID_REQUEST', 'every wrap needs an agentKeyId');
+		if (seen.has(agentKeyId)) throw new ContractError('INVALID_REQUEST', `agentKeyId ${agentKeyId} appears twice`);
 		seen.add(agentKeyId);
 	}
-	if (conversation.status === 'pending') throw httpError(409, 'CONVERSATION_PENDING', 'the conversation has not started yet');
+	if (conversation.status === 'pending') throw new ContractError('CONVERSATION_PENDING', 'the conversation has not started yet');
 	const roster = latestRoster(request.company);
 	if (!roster || roster.rosterVersion !== rosterVersion) {
-		throw httpError(409, 'ROSTER_VERSION_CONFLICT', `rosterVersion must be the current roster's (${roster?.rosterVersion ?? 'none yet'})`);
+		throw new ContractError(
+			'ROSTER_VERSION_CONFLICT',
+			`rosterVersion must be the current roster's (${roster?.rosterVersion ?? 'none yet'})`
+		);
 	}
 	const inRoster = new Set(roster.agents.map((agent) => agent.agentKeyId));
 	const accepted: StoredAgentWrap[] = wraps.map((item: { agentKeyId: string; wrap?: unknown }) => {
-		if (!inRoster.has(item.agentKeyId)) throw httpError(409, 'AGENT_NOT_IN_ROSTER', `${item.agentKeyId} is not in roster ${rosterVersion}`);
+		if (!inRoster.has(item.agentKeyId))
+			throw new ContractError('AGENT_NOT_IN_ROSTER', `${item.agentKeyId} is not in roster ${rosterVersion}`);
 		return { agentKeyId: item.agentKeyId, rosterVersion, wrap: requireWrap(conversation, item.wrap, `wrap of ${item.agentKeyId}`) };
 	});
 	const replaced = new Set(accepted.map((wrap) => wrap.agentKeyId));
