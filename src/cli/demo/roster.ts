@@ -5,7 +5,7 @@
  * that read `DATA_DIR/keys/signing.key` instead.
  */
 import { readFile } from 'node:fs/promises';
-import { ContractError, isoSeconds, parseKeyFile, signRoster, type RosterAgent } from '../../lib/crypto/index';
+import { ContractError, isoSeconds, parseKeyFile, signRoster, type RosterAgent, ED25519_SECRET_KEY_BYTES } from '../../lib/crypto/index';
 import { v1, type RosterRecord } from '../../lib/wire/v1';
 import { callService, type ServiceCredentials } from './service';
 
@@ -25,7 +25,7 @@ export async function publishRoster(
 	signingKeyFile: string,
 	agents: readonly RosterAgent[]
 ): Promise<RosterRecord> {
-	const signingKey = parseKeyFile(await readFile(signingKeyFile, 'utf8'), 64, 'signing.key');
+	const signingKey = parseKeyFile(await readFile(signingKeyFile, 'utf8'), ED25519_SECRET_KEY_BYTES, 'signing.key');
 	try {
 		const previous = await latestRoster(company);
 		const roster = {

@@ -5,7 +5,7 @@
  */
 import { fail } from '../errors';
 import { b64uDecodeLength } from './encoding';
-import { isIntegerIn } from './rules';
+import { isIntegerIn, DIGEST_BYTES, KEY_BYTES, NONCE_BYTES } from './rules';
 
 export const CHUNK_SIZE = 65_536;
 export const MAX_ATTACHMENT_SIZE = 26_214_400;
@@ -58,9 +58,9 @@ export function validateAttachmentMeta(value: unknown): AttachmentMeta {
 	if (FORBIDDEN_NAME_CHARACTERS.test(name)) fail('INVALID_INPUT', 'name must not contain control characters, / or \\');
 	if (typeof meta.mime !== 'string' || !MIME_RULE.test(meta.mime)) fail('INVALID_INPUT', 'mime is not a valid lowercase media type');
 	if (!isIntegerIn(meta.size, 0, MAX_ATTACHMENT_SIZE)) fail('INVALID_INPUT', `size must be an integer from 0 to ${MAX_ATTACHMENT_SIZE}`);
-	b64uDecodeLength(meta.key, 32, 'key');
-	b64uDecodeLength(meta.nonce, 24, 'nonce');
-	b64uDecodeLength(meta.digest, 32, 'digest');
+	b64uDecodeLength(meta.key, KEY_BYTES, 'key');
+	b64uDecodeLength(meta.nonce, NONCE_BYTES, 'nonce');
+	b64uDecodeLength(meta.digest, DIGEST_BYTES, 'digest');
 
 	const clean: AttachmentMeta = {
 		v: 1,

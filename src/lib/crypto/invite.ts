@@ -5,12 +5,12 @@
 import { fail } from '../errors';
 import { b64uDecode, b64uEncode, constantTimeEqual, utf8Encode } from './encoding';
 import { fingerprintB64u } from './keys';
-import { DIGEST_BYTES, DOMAIN, KEY_BYTES, requireBytes, requireId, requireKeyVersion } from './rules';
+import { DIGEST_BYTES, DOMAIN, KEY_BYTES, requireBytes, requireId, requireKeyVersion, PUBLIC_KEY_BYTES } from './rules';
 import { sodium } from './sodium';
 import type { Wrap } from './wrap';
 
 export function generateInviteSecret(): Uint8Array {
-	return sodium().randombytes_buf(32);
+	return sodium().randombytes_buf(KEY_BYTES);
 }
 
 /** `<inviteUrl>#s=<b64u(inviteSecret)>&fp=<b64u(fingerprint of the current company key)>`. */
@@ -18,7 +18,7 @@ export function buildInviteLink(inviteUrl: string, inviteSecret: Uint8Array, com
 	if (typeof inviteUrl !== 'string' || inviteUrl === '' || inviteUrl.includes('#')) {
 		fail('INVALID_INPUT', 'inviteUrl must be a URL without a fragment');
 	}
-	requireBytes(inviteSecret, 32, 'invite secret');
+	requireBytes(inviteSecret, KEY_BYTES, 'invite secret');
 	return `${inviteUrl}#s=${b64uEncode(inviteSecret)}&fp=${fingerprintB64u(companyPublicKey)}`;
 }
 
@@ -48,7 +48,7 @@ export interface InviteBindingInput {
 /** `"Service|v1|invite-binding|" + conversationId + "|" + b64u(userPublicKey) + "|" + keyVersion + "|" + sealed`. */
 export function inviteBindingMessage(input: Omit<InviteBindingInput, 'inviteSecret'>): string {
 	requireId(input.conversationId, 'conversationId');
-	requireBytes(input.userPublicKey, 32, 'userPublicKey');
+	requireBytes(input.userPublicKey, PUBLIC_KEY_BYTES, 'userPublicKey');
 	const keyVersion = requireKeyVersion(input.wrapForCompany?.keyVersion, 'wrapForCompany keyVersion');
 	if (typeof input.wrapForCompany.sealed !== 'string') fail('INVALID_INPUT', 'wrapForCompany sealed must be a string');
 	return `${DOMAIN}|invite-binding|${input.conversationId}|${b64uEncode(input.userPublicKey)}|${keyVersion}|${input.wrapForCompany.sealed}`;
@@ -56,7 +56,7 @@ export function inviteBindingMessage(input: Omit<InviteBindingInput, 'inviteSecr
 
 /** `BLAKE2b-256(key = inviteSecret, msg = UTF8(msg))`, 32 bytes. */
 export function computeInviteBinding(input: InviteBindingInput): Uint8Array {
-	requireBytes(input.inviteSecret, 32, 'invite secret');
+	requireBytes(input.inviteSecret, KEY_BYTES, 'invite secret');
 	return sodium().crypto_generichash(32, utf8Encode(inviteBindingMessage(input)), input.inviteSecret);
 }
 

@@ -23,6 +23,19 @@ export const MAX_ROSTER_AGENTS = 1000;
 /** `conversationId`, `clientMessageId`, `companyId` and the service's other ids (contract 1.1). */
 export const ID_RULE = /^[A-Za-z0-9_-]{1,128}$/;
 const AGENT_KEY_ID_RULE = /^agk_[A-Za-z0-9_-]{8,64}$/;
+/** An `Idempotency-Key`: up to 128 printable ASCII characters, 0x21–0x7e (contract 5.1, 8). */
+const IDEMPOTENCY_KEY_RULE = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * The `Idempotency-Key` header's value (contract 5.1, 8): undefined when absent, else the key;
+ * `INVALID_IDEMPOTENCY_KEY` (400) when it is not 1 to 128 printable ASCII characters.
+ */
+export function readIdempotencyKey(value: string | null | undefined): string | undefined {
+	if (value === null || value === undefined) return undefined;
+	if (!IDEMPOTENCY_KEY_RULE.test(value))
+		fail('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 128 printable ASCII characters (0x21–0x7e)');
+	return value;
+}
 
 export function isId(value: unknown): value is string {
 	return typeof value === 'string' && ID_RULE.test(value);

@@ -15,7 +15,8 @@ import {
 	MAX_KEY_VERSION,
 	signStatement,
 	verifyRotation,
-	type RosterAgent
+	type RosterAgent,
+	PUBLIC_KEY_BYTES
 } from '../../lib/crypto/index';
 import type { SimContext } from '../context';
 import { API_KEY_RULE, apiKeyHash, newApiKey, newCompanyId, newWebhookSecret, WEBHOOK_SECRET_RULE } from '../ids';
@@ -72,8 +73,8 @@ export function companyView(ctx: SimContext, company: Company) {
 
 /** `POST /_sim/companies`: what the portal does when a business uploads `public.key` and `signing.pub`. */
 const createCompany: ControlRoute['run'] = (ctx, { body }) => {
-	const publicKey = b64uDecodeLength(body.publicKey, 32, 'publicKey');
-	const signingPublicKey = b64uDecodeLength(body.signingPublicKey, 32, 'signingPublicKey');
+	const publicKey = b64uDecodeLength(body.publicKey, PUBLIC_KEY_BYTES, 'publicKey');
+	const signingPublicKey = b64uDecodeLength(body.signingPublicKey, PUBLIC_KEY_BYTES, 'signingPublicKey');
 	const webhookUrl = requireWebhookUrl(body.webhookUrl);
 	const keyVersion = body.keyVersion ?? 1;
 	if (!isIntegerIn(keyVersion, 1, MAX_KEY_VERSION))
@@ -142,7 +143,7 @@ const rotateWebhookSecret: ControlRoute['run'] = (ctx, { params }) => {
 /** Keys and API → Rotate (contract 6.6): the statement must verify with the registered `signing.pub`. */
 const rotateCompanyKey: ControlRoute['run'] = (ctx, { body, params }) => {
 	const company = findCompany(ctx, params.id);
-	const toPublicKey = b64uDecodeLength(body.publicKey, 32, 'publicKey');
+	const toPublicKey = b64uDecodeLength(body.publicKey, PUBLIC_KEY_BYTES, 'publicKey');
 	const current = company.currentKey;
 	verifyRotation(
 		{

@@ -11,7 +11,8 @@ import {
 	sealConversationKey,
 	sodium,
 	b64uDecode,
-	isIntegerIn
+	isIntegerIn,
+	KEY_BYTES
 } from '../../lib/crypto/index';
 import { CONVERSATION_KEY_VERSION } from '../customer/redeem';
 import { createInvitation } from '../service/conversations';
@@ -31,7 +32,7 @@ const seedConversations: ControlRoute['run'] = (ctx, { body, params }) => {
 		const invite = createInvitation(ctx, company, 3600);
 		const conversation = ctx.store.conversations.get(invite.conversationId)!;
 		const user = generateX25519KeyPair();
-		const conversationKey = sodium().randombytes_buf(32);
+		const conversationKey = sodium().randombytes_buf(KEY_BYTES);
 		const seal = (recipientPublicKey: Uint8Array) =>
 			sealConversationKey({
 				conversationKey,

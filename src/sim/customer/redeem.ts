@@ -17,7 +17,8 @@ import {
 	sodium,
 	verifyCompanyKeySignature,
 	verifyRoster,
-	type X25519KeyPair
+	type X25519KeyPair,
+	KEY_BYTES
 } from '../../lib/crypto/index';
 import type { SimContext } from '../context';
 import { normalizeShortCode } from '../ids';
@@ -152,7 +153,7 @@ export function redeemOnNewDevice(ctx: SimContext, resolved: Resolved): Redempti
 	if (!invite.isReinvite) {
 		const companyKey = trustedCompanyKey(ctx, company, linkFingerprint);
 		appMemoryOf(ctx, company);
-		const conversationKey = sodium().randombytes_buf(32);
+		const conversationKey = sodium().randombytes_buf(KEY_BYTES);
 		const seal = (recipientPublicKey: Uint8Array) =>
 			sealConversationKey({ conversationKey, conversationId, keyVersion: CONVERSATION_KEY_VERSION, recipientPublicKey });
 		wrapForCompany = seal(companyKey);

@@ -4,23 +4,19 @@
  * simulator's clock; the same request replays the stored response with `Idempotent-Replayed: true`,
  * another request is `409 IDEMPOTENCY_CONFLICT`, and concurrent identical requests have one effect.
  */
-import { ContractError } from '../../lib/crypto/index';
+import { ContractError, readIdempotencyKey } from '../../lib/crypto/index';
 import { createHash } from 'node:crypto';
 import type { SimContext } from '../context';
 import { errorResponse, type JsonResponse } from '../http/io';
 import type { Company, IdempotencyEntry } from '../state';
 
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000;
-const KEY_RULE = /^[\x21-\x7e]{1,128}$/;
 
 /** The request's `Idempotency-Key`, or `400 IDEMPOTENCY_KEY_REQUIRED` / `400 INVALID_IDEMPOTENCY_KEY`. */
 export function requireIdempotencyKey(header: string | undefined): string {
 	if (header === undefined)
 		throw new ContractError('IDEMPOTENCY_KEY_REQUIRED', 'Idempotency-Key is required on every request other than GET');
-	if (!KEY_RULE.test(header)) {
-		throw new ContractError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 128 printable ASCII characters (0x21-0x7e)');
-	}
-	return header;
+	return readIdempotencyKey(header) as string;
 }
 
 /** "Same request": the same method, `pathAndQuery` and body bytes. */

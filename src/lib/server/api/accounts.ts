@@ -5,7 +5,7 @@
 import type { TeamMember } from '../../inbox-api/records';
 import { createRecordedAccount, validateNewAccount } from '../admin/new-account';
 import { listAccounts } from '../db/accounts';
-import { json, readJsonObject } from '../http/responses';
+import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { requireSession, route } from './event';
 import { accountJson } from './views';
 
@@ -17,7 +17,7 @@ export const getAccounts = route(async (event, inbox) => {
 /** A new account with its password, made by an admin: its role comes from them, and the audit log says so. */
 export const postAccount = route(async (event, inbox) => {
 	const { account: admin } = requireSession(event);
-	const fields = validateNewAccount(await readJsonObject(event.request, 8 * 1024));
+	const fields = validateNewAccount(await readJsonObject(event.request, BODY_LIMITS.form));
 	const passwordHash = await inbox.passwords.hash(fields.password);
 	const account = await createRecordedAccount(inbox.db, { ...fields, passwordHash }, { via: 'admin' }, new Date(inbox.now()), admin);
 	inbox.log.info('account created', { account: account.accountId, role: account.role, by: admin.accountId });

@@ -13,7 +13,7 @@ import {
 	revokeInvitation,
 	setDisabled
 } from '../admin/agents';
-import { json, readJsonObject } from '../http/responses';
+import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { idParam, requireSession, route } from './event';
 import { startSession } from './session';
 import type { Account } from '../db/accounts';
@@ -35,7 +35,7 @@ export const deleteAgentInvitation = adminAction('invitationId', revokeInvitatio
 
 export const postAgentInvitation = route(async (event, inbox) => {
 	const { account } = requireSession(event);
-	return json(await inviteAgent(inbox, account, await readJsonObject(event.request, 4 * 1024)), 201);
+	return json(await inviteAgent(inbox, account, await readJsonObject(event.request, BODY_LIMITS.fields)), 201);
 });
 
 /**
@@ -49,7 +49,7 @@ function adminAction(
 ): ReturnType<typeof route> {
 	return route(async (event, inbox) => {
 		const { account } = requireSession(event);
-		if (withBody) await readJsonObject(event.request, 4 * 1024);
+		if (withBody) await readJsonObject(event.request, BODY_LIMITS.fields);
 		await act(inbox, account, idParam(event, param));
 		return new Response(null, { status: 204 });
 	});
@@ -75,7 +75,7 @@ export const getSigningKey = route(async (event, inbox) => {
 });
 
 export const postJoin = route(async (event, inbox) => {
-	const account = await joinWithInvitation(inbox, await readJsonObject(event.request, 8 * 1024));
+	const account = await joinWithInvitation(inbox, await readJsonObject(event.request, BODY_LIMITS.form));
 	const expiresAt = await startSession(event, inbox, account.accountId);
 	return json(sessionJson(account, expiresAt), 201);
 });

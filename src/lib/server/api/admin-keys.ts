@@ -6,7 +6,7 @@ import { ContractError } from '../../errors';
 import { companyIdOf } from '../admin/company';
 import { companyKeyOverview, confirmRotation, startRotation } from '../admin/company-key';
 import { recordAudit } from '../audit/record';
-import { json, readJsonObject } from '../http/responses';
+import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { requireSession, route } from './event';
 
 export const getCompanyKey = route(async (event, inbox) => {
@@ -16,13 +16,13 @@ export const getCompanyKey = route(async (event, inbox) => {
 
 export const postCompanyKeyRotation = route(async (event, inbox) => {
 	requireSession(event);
-	await readJsonObject(event.request, 4 * 1024);
+	await readJsonObject(event.request, BODY_LIMITS.fields);
 	return json(await startRotation(inbox), 201);
 });
 
 export const postCompanyKeyRotationConfirm = route(async (event, inbox) => {
 	const { account } = requireSession(event);
-	const rotated = await confirmRotation(inbox, await readJsonObject(event.request, 4 * 1024));
+	const rotated = await confirmRotation(inbox, await readJsonObject(event.request, BODY_LIMITS.fields));
 	await recordAudit(
 		inbox.db,
 		{ actor: account, action: 'company_key.rotated', target: `v${rotated.keyVersion}`, details: { fingerprint: rotated.fingerprint } },
@@ -33,7 +33,7 @@ export const postCompanyKeyRotationConfirm = route(async (event, inbox) => {
 
 export const postWebhookSecretRotation = route(async (event, inbox) => {
 	const { account } = requireSession(event);
-	await readJsonObject(event.request, 4 * 1024);
+	await readJsonObject(event.request, BODY_LIMITS.fields);
 	if (!(await inbox.portal.isSimulator())) {
 		throw new ContractError(
 			'MANUAL_STEP_REQUIRED',

@@ -4,7 +4,7 @@
  */
 import { listDeliveries, listReceivedEvents, listTrust, retryDelivery } from '../admin/operations';
 import type { UsageOverview } from '../../inbox-api/usage';
-import { json, readJsonObject } from '../http/responses';
+import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { idempotencyKeyOf } from './conversations';
 import { idParam, requireSession, route } from './event';
 
@@ -15,7 +15,7 @@ export const getDeliveries = route(async (event, inbox) => {
 
 export const postDeliveryRetry = route(async (event, inbox) => {
 	requireSession(event);
-	await readJsonObject(event.request, 4 * 1024);
+	await readJsonObject(event.request, BODY_LIMITS.fields);
 	return json(await retryDelivery(inbox, idParam(event, 'deliveryId'), idempotencyKeyOf(event.request)), 202);
 });
 

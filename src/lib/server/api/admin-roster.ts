@@ -8,12 +8,11 @@ import { announceGrantProgress, grantJobView } from '../admin/grants';
 import { acceptRoster, rosterOverview } from '../admin/roster';
 import { getGrantJob, listGrantJobs, reopenGrantJob } from '../db/grant-jobs';
 import { latestStoredRoster } from '../db/rosters';
-import { json, readJsonObject } from '../http/responses';
+import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { idParam, requireSession, route } from './event';
 import type { GrantJobList } from '../../inbox-api/roster';
 
 /** A roster of 1,000 agents is about 100 KB of JSON. */
-const ROSTER_BODY_LIMIT = 1024 * 1024;
 
 export const getRoster = route(async (event, inbox) => {
 	requireSession(event);
@@ -22,7 +21,7 @@ export const getRoster = route(async (event, inbox) => {
 
 export const postRoster = route(async (event, inbox) => {
 	const { account } = requireSession(event);
-	return json(await acceptRoster(inbox, account, await readJsonObject(event.request, ROSTER_BODY_LIMIT)), 201);
+	return json(await acceptRoster(inbox, account, await readJsonObject(event.request, BODY_LIMITS.roster)), 201);
 });
 
 export const getGrantJobs = route(async (event, inbox) => {
@@ -40,7 +39,7 @@ export const getOneGrantJob = route(async (event, inbox) => {
 
 export const resumeGrantJob = route(async (event, inbox) => {
 	const { account } = requireSession(event);
-	await readJsonObject(event.request, 4 * 1024);
+	await readJsonObject(event.request, BODY_LIMITS.fields);
 	const jobId = idParam(event, 'jobId');
 	const job = await getGrantJob(inbox.db, jobId);
 	if (!job) throw new ContractError('NOT_FOUND', `no grant job ${jobId}`);

@@ -4,17 +4,17 @@
  */
 import { ContractError } from '../../errors';
 import { b64uDecodeLength } from '../../crypto/encoding';
-import { requireAgentKeyId } from '../../crypto/rules';
+import { requireAgentKeyId, PUBLIC_KEY_BYTES } from '../../crypto/rules';
 import { registerAgentKey } from '../db/accounts';
-import { json, readJsonObject } from '../http/responses';
+import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { requireSession, route } from './event';
 import { accountJson } from './views';
 
 export const putAgentKey = route(async (event, inbox) => {
 	const session = requireSession(event);
-	const body = await readJsonObject(event.request, 4 * 1024);
+	const body = await readJsonObject(event.request, BODY_LIMITS.fields);
 	const agentKeyId = requireAgentKeyId(body.agentKeyId);
-	b64uDecodeLength(body.publicKey, 32, 'publicKey');
+	b64uDecodeLength(body.publicKey, PUBLIC_KEY_BYTES, 'publicKey');
 	if (body.replace !== undefined && typeof body.replace !== 'boolean')
 		throw new ContractError('INVALID_REQUEST', 'replace must be true or false');
 	const account = await registerAgentKey(

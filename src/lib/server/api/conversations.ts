@@ -8,13 +8,14 @@ import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { CONVERSATION_STATUSES, type ConversationStatus } from '../../wire/v1';
 import { assignConversation } from '../conversations/assignment';
 import { linkCustomer } from '../conversations/customer-links';
-import { ID_RULE } from '../../crypto/rules';
+import { ID_RULE, readIdempotencyKey } from '../../crypto/rules';
+import { isAccountId } from '../db/accounts';
 import { changeTeamState, parseTeamStateChange } from '../conversations/lifecycle';
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
 import { getConversationView, listConversationViews, type Trust } from '../db/conversations';
 import { listStoredMessages } from '../db/messages';
 import { appendLiveEvent, newestLiveEventId } from '../db/live-events';
-import { json, readJsonObject } from '../http/responses';
+import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { idParam, requireSession, route, type ApiEvent } from './event';
 
 const TRUSTS: readonly Trust[] = ['verified', 'unverified', 'binding_invalid'];
@@ -87,17 +88,13 @@ export const listMessages = route(async (event, inbox) => {
 
 /** The browser's Idempotency-Key, when it sent one (docs/inbox-api.md §5). */
 export function idempotencyKeyOf(request: Request): string | undefined {
-	const key = request.headers.get('idempotency-key');
-	if (key === null) return undefined;
-	if (!/^[\x21-\x7e]{1,128}$/.test(key))
-		throw new ContractError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 128 printable ASCII characters');
-	return key;
+	return readIdempotencyKey(request.headers.get('idempotency-key'));
 }
 
 export const reinvite = route(async (event, inbox) => {
 	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
-	const body = await readJsonObject(event.request, 4 * 1024);
+	const body = await readJsonObject(event.request, BODY_LIMITS.fields);
 	const invitation = await createInvitation(inbox, {
 		account,
 		conversationId,
@@ -110,7 +107,7 @@ export const reinvite = route(async (event, inbox) => {
 export const confirmRewrap = route(async (event, inbox) => {
 	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
-	await readJsonObject(event.request, 4 * 1024);
+	await readJsonObject(event.request, BODY_LIMITS.fields);
 	const outcome = await inbox.rewraps.confirm(account, conversationId);
 	const view = await getConversationView(inbox.db, account, conversationId);
 	return json(view, outcome === 'queued' ? 202 : 200);
@@ -119,8 +116,8 @@ export const confirmRewrap = route(async (event, inbox) => {
 export const putAssignee = route(async (event, inbox) => {
 	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
-	const { accountId } = await readJsonObject(event.request, 4 * 1024);
-	if (accountId !== null && (typeof accountId !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(accountId))) {
+	const { accountId } = await readJsonObject(event.request, BODY_LIMITS.fields);
+	if (accountId !== null && !isAccountId(accountId)) {
 		throw new ContractError('INVALID_REQUEST', 'accountId must be an account id, or null to unassign');
 	}
 	await assignConversation(inbox, account, conversationId, accountId);
@@ -130,7 +127,7 @@ export const putAssignee = route(async (event, inbox) => {
 export const putTeamState = route(async (event, inbox) => {
 	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
-	const change = parseTeamStateChange(await readJsonObject(event.request, 4 * 1024), new Date(inbox.now()));
+	const change = parseTeamStateChange(await readJsonObject(event.request, BODY_LIMITS.fields), new Date(inbox.now()));
 	await changeTeamState(inbox, account, conversationId, change);
 	return json(await getConversationView(inbox.db, account, conversationId));
 });

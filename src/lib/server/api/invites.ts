@@ -5,13 +5,13 @@
  */
 import { createInvitation, readExpiresIn, revokeInvitation, showInvitation } from '../conversations/invitations';
 import { listPendingInvites } from '../db/invites';
-import { json, readJsonObject } from '../http/responses';
+import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { idempotencyKeyOf } from './conversations';
 import { idParam, requireSession, route } from './event';
 
 export const postInvite = route(async (event, inbox) => {
 	const { account } = requireSession(event);
-	const body = await readJsonObject(event.request, 4 * 1024);
+	const body = await readJsonObject(event.request, BODY_LIMITS.fields);
 	const invitation = await createInvitation(inbox, {
 		account,
 		expiresIn: readExpiresIn(body),

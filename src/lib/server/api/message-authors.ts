@@ -7,7 +7,7 @@ import { ContractError } from '../../errors';
 import { isId } from '../../crypto/rules';
 import { requireConversationAccess } from '../conversations/access';
 import { lookUpAuthors } from '../db/message-authors';
-import { json, readJsonObject } from '../http/responses';
+import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { requireSession, route } from './event';
 
 const MAX_MESSAGES = 200;
@@ -32,7 +32,7 @@ function readMessages(body: Record<string, unknown>): { conversationId: string; 
 /** Authors only of conversations the caller may read: one it has no access to refuses the whole request. */
 export const postMessageAuthors = route(async (event, inbox) => {
 	const { account } = requireSession(event);
-	const messages = readMessages(await readJsonObject(event.request, 64 * 1024));
+	const messages = readMessages(await readJsonObject(event.request, BODY_LIMITS.list));
 	for (const conversationId of new Set(messages.map((message) => message.conversationId))) {
 		await requireConversationAccess(inbox, account, conversationId);
 	}

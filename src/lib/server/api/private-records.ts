@@ -7,7 +7,7 @@ import { ContractError } from '../../errors';
 import { privateEnvelopeShapeProblem, type PrivateEnvelope } from '../../crypto/private-record';
 import { appendLiveEvent } from '../db/live-events';
 import { listNotes, storeNote } from '../db/notes';
-import { json, readJsonObject } from '../http/responses';
+import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { idParam, requireSession, route, type ApiEvent } from './event';
 import type { Account } from '../db/accounts';
 import { getConversationView } from '../db/conversations';
@@ -28,7 +28,7 @@ async function readPrivateWrite(
 ): Promise<{ account: Account; conversationId: string; envelope: PrivateEnvelope; body: Record<string, unknown> }> {
 	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
-	const body = await readJsonObject(event.request, 96 * 1024);
+	const body = await readJsonObject(event.request, BODY_LIMITS.sealedRecord);
 	const problem = privateEnvelopeShapeProblem(body.envelope);
 	if (problem) throw new ContractError('INVALID_REQUEST', `envelope: ${problem}`);
 	return { account, conversationId, envelope: body.envelope as PrivateEnvelope, body };
@@ -66,7 +66,7 @@ export const putProfile = route(async (event, inbox) => {
 export const putPendingProfile = route(async (event, inbox) => {
 	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
-	const { sealed } = await readJsonObject(event.request, 96 * 1024);
+	const { sealed } = await readJsonObject(event.request, BODY_LIMITS.sealedRecord);
 	await keepPendingProfile(inbox.db, account, conversationId, sealed, new Date(inbox.now()));
 	return new Response(null, { status: 204 });
 });

@@ -6,7 +6,7 @@ import { ContractError } from '../../errors';
 import { recordAudit } from '../audit/record';
 import { findAccountForLogin } from '../db/accounts';
 import { originIsLocalHttp } from '../config';
-import { json, RateLimited, readJsonObject } from '../http/responses';
+import { json, RateLimited, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { createSession, deleteSession, hashToken, SESSION_COOKIE, SESSION_MAX_MS } from '../auth/sessions';
 import type { Inbox } from '../inbox';
 import { requireSession, route, type ApiEvent } from './event';
@@ -25,7 +25,7 @@ function text(body: Record<string, unknown>, field: string, max: number): string
 }
 
 export const login = route(async (event: ApiEvent, inbox) => {
-	const body = await readJsonObject(event.request, 8 * 1024);
+	const body = await readJsonObject(event.request, BODY_LIMITS.form);
 	const username = text(body, 'username', 64);
 	const password = text(body, 'password', 1024);
 	const address = event.getClientAddress();

@@ -3,7 +3,7 @@
  * conversations and admins manage; canned replies, the team's (admins) and each agent's own.
  */
 import { createCannedReply, deleteCannedReply, listCannedReplies } from '../canned-replies';
-import { json, readJsonObject } from '../http/responses';
+import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { createLabel, deleteLabel, listLabels, parseLabelFields, setConversationLabels, updateLabel } from '../conversations/labels';
 import { getConversationView } from '../db/conversations';
 import { idParam, requireSession, route } from './event';
@@ -16,14 +16,14 @@ export const getLabels = route(async (event, inbox) => {
 
 export const postLabel = route(async (event, inbox) => {
 	requireSession(event);
-	const fields = parseLabelFields(await readJsonObject(event.request, 4 * 1024), false) as Pick<Label, 'name' | 'color'>;
+	const fields = parseLabelFields(await readJsonObject(event.request, BODY_LIMITS.fields), false) as Pick<Label, 'name' | 'color'>;
 	return json(await createLabel(inbox, fields), 201);
 });
 
 export const patchLabel = route(async (event, inbox) => {
 	requireSession(event);
 	const labelId = idParam(event, 'labelId');
-	await updateLabel(inbox, labelId, parseLabelFields(await readJsonObject(event.request, 4 * 1024), true));
+	await updateLabel(inbox, labelId, parseLabelFields(await readJsonObject(event.request, BODY_LIMITS.fields), true));
 	return json({ data: await listLabels(inbox.db) });
 });
 
@@ -36,7 +36,7 @@ export const removeLabel = route(async (event, inbox) => {
 export const putConversationLabels = route(async (event, inbox) => {
 	const { account } = requireSession(event);
 	const conversationId = idParam(event, 'conversationId');
-	const { labelIds } = await readJsonObject(event.request, 8 * 1024);
+	const { labelIds } = await readJsonObject(event.request, BODY_LIMITS.form);
 	await setConversationLabels(inbox, account, conversationId, labelIds);
 	return json(await getConversationView(inbox.db, account, conversationId));
 });
@@ -48,7 +48,10 @@ export const getCannedReplies = route(async (event, inbox) => {
 
 export const postCannedReply = route(async (event, inbox) => {
 	const { account } = requireSession(event);
-	return json(await createCannedReply(inbox.db, account, await readJsonObject(event.request, 16 * 1024), new Date(inbox.now())), 201);
+	return json(
+		await createCannedReply(inbox.db, account, await readJsonObject(event.request, BODY_LIMITS.text), new Date(inbox.now())),
+		201
+	);
 });
 
 export const removeCannedReply = route(async (event, inbox) => {

@@ -70,6 +70,13 @@ export function toAccount(row: AccountRow): Account {
 	};
 }
 
+/** An account's id: `acc_` and 16 base64url characters (docs/inbox-api.md §1). */
+const ACCOUNT_ID_RULE = /^acc_[A-Za-z0-9_-]{16}$/;
+
+export function isAccountId(value: unknown): value is string {
+	return typeof value === 'string' && ACCOUNT_ID_RULE.test(value);
+}
+
 export function newAccountId(): string {
 	return `acc_${b64uEncode(randomBytes(12))}`;
 }

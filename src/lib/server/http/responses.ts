@@ -31,6 +31,25 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
 	return json({ error: { code: 'INTERNAL', message: 'the inbox failed to handle this request' } }, 500, headers);
 }
 
+/**
+ * The body limits of the inbox's own routes (docs/inbox-api.md §1 "bodies"), named by what a body carries:
+ * over its limit a request is `413 PAYLOAD_TOO_LARGE`, read no further.
+ */
+export const BODY_LIMITS = {
+	/** `{}` or a few fields: ids, a state, a setting, a label's name. */
+	fields: 4 * 1024,
+	/** A sign-in, an account or a join form; a conversation's label ids. */
+	form: 8 * 1024,
+	/** A canned reply's text. */
+	text: 16 * 1024,
+	/** A list of up to 200 ids (message authors); what a route takes when it names nothing smaller. */
+	list: 64 * 1024,
+	/** One sealed `in1` record (a note, a profile) of up to 64 KiB of text. */
+	sealedRecord: 96 * 1024,
+	/** A signed roster of up to 1,000 agents (contract 2.9). */
+	roster: 1024 * 1024
+} as const;
+
 /** How much of a refused body is still read (and dropped), so the client gets the answer on a clean connection. */
 const DRAIN_LIMIT = 8 * 1024 * 1024;
 
@@ -111,7 +130,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
 }
 
 /** A JSON object body of at most `limit` bytes (docs/inbox-api.md §1: 64 KiB on the inbox's own routes). */
-export async function readJsonObject(request: Request, limit = 64 * 1024): Promise<Record<string, unknown>> {
+export async function readJsonObject(request: Request, limit: number = BODY_LIMITS.list): Promise<Record<string, unknown>> {
 	const bytes = await readBodyBytes(request, limit);
 	if (bytes.length === 0) return {};
 	requireJsonContentType(request);

@@ -4,6 +4,7 @@
  * `public.v<N>.key` after a rotation. Loading trims, decodes strictly, checks every X25519 pair and
  * refuses secret files readable by group or others, each error naming the file.
  */
+import { KEY_BYTES, PUBLIC_KEY_BYTES } from '../../crypto/rules';
 import { chmod, link, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -94,8 +95,8 @@ async function readKeyFile(path: string, length: number, secret: boolean): Promi
 }
 
 async function readPair(dir: string, privateName: string, publicName: string, keyVersion: number): Promise<CompanyKeyPair> {
-	const secretKey = await readKeyFile(join(dir, privateName), 32, true);
-	const publicKey = await readKeyFile(join(dir, publicName), 32, false);
+	const secretKey = await readKeyFile(join(dir, privateName), KEY_BYTES, true);
+	const publicKey = await readKeyFile(join(dir, publicName), PUBLIC_KEY_BYTES, false);
 	try {
 		checkX25519KeyPair({ secretKey, publicKey }, `${join(dir, publicName)}`);
 	} catch (error) {
@@ -129,7 +130,7 @@ export async function loadCompanyKeys(dir: string): Promise<CompanyKeys> {
 	const previous: CompanyKeyPair[] = [];
 	for (const version of versions) previous.push(await readPair(dir, `private.v${version}.key`, `public.v${version}.key`, version));
 	const current = await readPair(dir, KEY_FILES.privateKey, KEY_FILES.publicKey, (versions[0] ?? 0) + 1);
-	const signingPublicKey = await readKeyFile(join(dir, KEY_FILES.signingPublicKey), 32, false);
+	const signingPublicKey = await readKeyFile(join(dir, KEY_FILES.signingPublicKey), PUBLIC_KEY_BYTES, false);
 	return { current, previous, signingPublicKey };
 }
 

@@ -12,7 +12,7 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WebhookSecretRotation } from '../../inbox-api/keys';
-import { isoSeconds } from '../../crypto/rules';
+import { isoSeconds, KEY_BYTES } from '../../crypto/rules';
 import type { Database, Queryable } from '../db/database';
 import { errorText, type Logger } from '../log';
 
@@ -37,7 +37,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 /** The key that seals the stored rotation: only processes with the environment's secret can read it. */
 function sealingKey(environmentSecret: string): Buffer {
-	return Buffer.from(hkdfSync('sha256', environmentSecret, '', 'inbox webhook secret at rest v1', 32));
+	return Buffer.from(hkdfSync('sha256', environmentSecret, '', 'inbox webhook secret at rest v1', KEY_BYTES));
 }
 
 function seal(secrets: StoredSecrets, environmentSecret: string): string {

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { ContractError } from '../../errors';
 import { b64uEncode } from '../../crypto/encoding';
+import { readIdempotencyKey } from '../../crypto/rules';
 import type { Session } from '../auth/sessions';
 import { forwardForAgent, type ServiceRequestDeps } from '../conversations/service-requests';
 import { decodeUtf8, json, parseJsonObject, readBodyBytes, requireJsonContentType } from '../http/responses';
@@ -20,13 +21,9 @@ import type { AllowedRequest } from './allowlist';
 /** Response headers of the service the browser may see; everything else stays here. */
 const PASSED_HEADERS = ['idempotent-replayed', 'retry-after'];
 
+/** The browser's Idempotency-Key, or one made here (docs/inbox-api.md §6). */
 function idempotencyKeyFor(request: Request): string {
-	const given = request.headers.get('idempotency-key');
-	if (given === null) return `prx_${b64uEncode(randomBytes(18))}`;
-	if (!/^[\x21-\x7e]{1,128}$/.test(given)) {
-		throw new ContractError('INVALID_IDEMPOTENCY_KEY', 'Idempotency-Key must be 1 to 128 printable ASCII characters (0x21–0x7e)');
-	}
-	return given;
+	return readIdempotencyKey(request.headers.get('idempotency-key')) ?? `prx_${b64uEncode(randomBytes(18))}`;
 }
 
 async function readProxiedBody(request: Request, allowed: AllowedRequest): Promise<{ text: string; object: Record<string, unknown> }> {
