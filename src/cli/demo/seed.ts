@@ -112,47 +112,8 @@ async function customerSends(
 	});
 }
 
-export async function seedDemo(options: SeedOptions): Promise<{ seeded: boolean }> {
-	const log = options.log ?? (() => undefined);
-	const marker = join(options.dataDir, 'demo', 'seeded.json');
-	if (existsSync(marker)) return { seeded: false };
-	await initCrypto();
-	const backups = demoBackupDir(options.dataDir);
-	await mkdir(backups, { recursive: true, mode: 0o700 });
-
-	// 1. keys made in Node, backed up under the demo password, registered with the inbox
-	const clients = new Map<string, InboxClient>();
-	const keys = new Map<string, NodeAgentKey>();
-	for (const account of options.accounts) {
-		const client = await InboxClient.signIn(options.inboxUrl, account.username, account.password);
-		clients.set(account.username, client);
-		const { account: current } = await client.call<{ account: Account }>('GET', '/api/session');
-		if (current.agentKeyId) continue;
-		const key = createAgentKey(account.password);
-		const file = join(backups, `${account.username}.json`);
-		await writeFile(file, key.backup.text, { mode: 0o600 });
-		await chmod(file, 0o600);
-		await client.call('PUT', '/api/agent-key', { agentKeyId: key.agentKeyId, publicKey: key.publicKey });
-		keys.set(account.username, key);
-		log(`key for ${account.username}: ${key.agentKeyId} (backup in ${file})`);
-	}
-
-	// 2. the roster of every registered demo key, signed with the demo's signing.key
-	const admin = options.accounts.find((account) => account.role === 'admin');
-	if (!admin) throw new Error('the demo needs an admin account');
-	const { data: registered } = await (clients.get(admin.username) as InboxClient).call<{ data: Account[] }>('GET', '/api/admin/accounts');
-	const agents = registered
-		.filter((account) => account.agentKeyId && account.agentPublicKey)
-		.map((account) => ({ agentKeyId: account.agentKeyId as string, publicKey: account.agentPublicKey as string }));
-	const roster = await publishRoster(options.company, join(options.dataDir, 'keys', 'signing.key'), agents);
-	// the inbox takes a roster uploaded past it in when an admin looks at the rosters (docs/inbox-api.md §12)
-	await (clients.get(admin.username) as InboxClient).call('GET', '/api/admin/roster');
-	log(`roster v${roster.rosterVersion} signed with ${agents.length} agents`);
-
-	// 3. conversations from simulated customers
-	const agent = options.accounts.find((account) => account.role === 'agent' && keys.has(account.username)) ?? admin;
-	const client = clients.get(agent.username) as InboxClient;
-	const agentKey = keys.get(agent.username);
+/** Step 3: three conversations of simulated customers (one answered, with files), and one invitation nobody redeemed. */
+async function seedConversations(options: SeedOptions, client: InboxClient, agentKey: NodeAgentKey | undefined): Promise<void> {
 	const invite = () => client.call<{ conversationId: string; link: string; shortCode: string }>('POST', '/api/invites', {});
 
 	const parcel = await invite();
@@ -206,6 +167,56 @@ export async function seedDemo(options: SeedOptions): Promise<{ seeded: boolean 
 	);
 
 	await invite(); // one invitation nobody redeemed yet: a pending conversation
+}
+
+/** Step 1: a key per demo account, made in Node, backed up under the demo password, registered with the inbox. */
+async function registerDemoKeys(options: SeedOptions, log: (line: string) => void) {
+	const backups = demoBackupDir(options.dataDir);
+	await mkdir(backups, { recursive: true, mode: 0o700 });
+	const clients = new Map<string, InboxClient>();
+	const keys = new Map<string, NodeAgentKey>();
+	for (const account of options.accounts) {
+		const client = await InboxClient.signIn(options.inboxUrl, account.username, account.password);
+		clients.set(account.username, client);
+		const { account: current } = await client.call<{ account: Account }>('GET', '/api/session');
+		if (current.agentKeyId) continue;
+		const key = createAgentKey(account.password);
+		const file = join(backups, `${account.username}.json`);
+		await writeFile(file, key.backup.text, { mode: 0o600 });
+		await chmod(file, 0o600);
+		await client.call('PUT', '/api/agent-key', { agentKeyId: key.agentKeyId, publicKey: key.publicKey });
+		keys.set(account.username, key);
+		log(`key for ${account.username}: ${key.agentKeyId} (backup in ${file})`);
+	}
+	return { clients, keys };
+}
+
+/** Step 2: the roster of every registered demo key, signed with the demo's signing.key; the inbox takes it in at once. */
+async function publishDemoRoster(options: SeedOptions, admin: InboxClient, log: (line: string) => void) {
+	const { data: registered } = await admin.call<{ data: Account[] }>('GET', '/api/admin/accounts');
+	const agents = registered
+		.filter((account) => account.agentKeyId && account.agentPublicKey)
+		.map((account) => ({ agentKeyId: account.agentKeyId as string, publicKey: account.agentPublicKey as string }));
+	const roster = await publishRoster(options.company, join(options.dataDir, 'keys', 'signing.key'), agents);
+	// the inbox takes a roster uploaded past it in when an admin looks at the rosters (docs/inbox-api.md §12)
+	await admin.call('GET', '/api/admin/roster');
+	log(`roster v${roster.rosterVersion} signed with ${agents.length} agents`);
+	return roster;
+}
+
+export async function seedDemo(options: SeedOptions): Promise<{ seeded: boolean }> {
+	const log = options.log ?? (() => undefined);
+	const marker = join(options.dataDir, 'demo', 'seeded.json');
+	if (existsSync(marker)) return { seeded: false };
+	await initCrypto();
+	const { clients, keys } = await registerDemoKeys(options, log);
+	const admin = options.accounts.find((account) => account.role === 'admin');
+	if (!admin) throw new Error('the demo needs an admin account');
+	const roster = await publishDemoRoster(options, clients.get(admin.username) as InboxClient, log);
+
+	// 3. conversations from simulated customers, answered by a demo agent
+	const agent = options.accounts.find((account) => account.role === 'agent' && keys.has(account.username)) ?? admin;
+	await seedConversations(options, clients.get(agent.username) as InboxClient, keys.get(agent.username));
 
 	await mkdir(join(options.dataDir, 'demo'), { recursive: true });
 	await writeFile(marker, `${JSON.stringify({ seededAt: new Date().toISOString(), rosterVersion: roster.rosterVersion }, null, '\t')}\n`);

@@ -64,12 +64,22 @@ export interface Inbox {
 	close(): Promise<void>;
 }
 
-export async function startInbox(config: InboxConfig, options: { log?: Logger; now?: () => number } = {}): Promise<Inbox> {
-	const log = options.log ?? consoleLogger;
-	const now = options.now ?? Date.now;
-	await initCrypto();
+/** The company key files and the database they are checked against, with the webhook secrets. */
+interface Foundation {
+	keyFiles: CompanyKeyFiles;
+	companyKeys: () => Promise<CompanyKeys>;
+	db: Database;
+	webhookSecrets: WebhookSecrets;
+	/** Stops hearing of company key rotations other processes record. */
+	stopFollowingKeys: () => Promise<void>;
+}
+
+/**
+ * Opens the key files and the database, refuses files that differ from the database's current key, and
+ * logs at once when another process records a rotation these files did not follow (docs/operations.md).
+ */
+async function openFoundation(config: InboxConfig, log: Logger, now: () => number): Promise<Foundation> {
 	const keyFiles = await CompanyKeyFiles.open(config.keysDir, log);
-	const companyKeys = () => keyFiles.current();
 	const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 	try {
 		await checkCompanyKeyFiles(db, keyFiles.loaded, new Date(now()));
@@ -89,6 +99,11 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		db,
 		{ now, log, dataDir: config.dataDir }
 	);
+	return { keyFiles, companyKeys: () => keyFiles.current(), db, webhookSecrets, stopFollowingKeys };
+}
+
+/** What talks to the service, and the background work: rewraps, grant jobs, webhook processing and the receiver. */
+function createWorkers(config: InboxConfig, { db, companyKeys, webhookSecrets }: Foundation, log: Logger, now: () => number) {
 	const upstream = new UpstreamClient({
 		baseUrl: config.serviceBaseUrl,
 		apiKey: config.serviceApiKey,
@@ -98,6 +113,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	});
 	const rewraps = new RewrapWorker({ db, upstream, companyKeys, now, log });
 	const grants = new GrantRunner({ db, upstream, companyKeys, now, log });
+	const storeInvitationProfiles = () => convertPendingProfiles({ db, companyKeys, log }, new Date(now()));
 	const processor = new WebhookProcessor({
 		db,
 		now,
@@ -114,6 +130,35 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		log,
 		onStored: () => processor.wake()
 	});
+	return { upstream, rewraps, grants, processor, receiver, storeInvitationProfiles };
+}
+
+/** The periodic work every process runs: retention, snoozes that end, profiles written with an invitation. */
+function startHousekeeping(
+	db: Database,
+	loginThrottle: LoginThrottle,
+	storeInvitationProfiles: () => Promise<unknown>,
+	log: Logger,
+	now: () => number
+) {
+	const maintenance = new Maintenance({ db, log, now, pruneLoginAttempts: (at) => loginThrottle.prune(at) });
+	maintenance.start();
+	const teamClock = startTeamClock([() => wakeSnoozed(db, new Date(now())), storeInvitationProfiles], log);
+	return {
+		stop() {
+			maintenance.stop();
+			teamClock.stop();
+		}
+	};
+}
+
+export async function startInbox(config: InboxConfig, options: { log?: Logger; now?: () => number } = {}): Promise<Inbox> {
+	const log = options.log ?? consoleLogger;
+	const now = options.now ?? Date.now;
+	await initCrypto();
+	const foundation = await openFoundation(config, log, now);
+	const { db, keyFiles, companyKeys, webhookSecrets } = foundation;
+	const { upstream, rewraps, grants, processor, receiver, storeInvitationProfiles } = createWorkers(config, foundation, log, now);
 	const hub = new LiveHub(db, log);
 	await hub.start();
 	const sessions = await SessionResolver.start(db, now);
@@ -123,11 +168,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		grants.start();
 	}
 	const loginThrottle = new LoginThrottle(db);
-	const usage = new UsageCounter(db, config.caps);
-	const maintenance = new Maintenance({ db, log, now, pruneLoginAttempts: (at) => loginThrottle.prune(at) });
-	maintenance.start();
-	const storeInvitationProfiles = () => convertPendingProfiles({ db, companyKeys, log }, new Date(now()));
-	const teamClock = startTeamClock([() => wakeSnoozed(db, new Date(now())), storeInvitationProfiles], log);
+	const housekeeping = startHousekeeping(db, loginThrottle, storeInvitationProfiles, log, now);
 	const passwords = new PasswordHasher();
 
 	let closing: Promise<void> | undefined;
@@ -160,7 +201,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		hub,
 		passwords,
 		loginThrottle,
-		usage,
+		usage: new UsageCounter(db, config.caps),
 		session: (token) => sessions.resolve(token),
 		sessionCache: sessions.cache,
 		companyKeys,
@@ -171,12 +212,11 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		drain,
 		close: () =>
 			(closing ??= (async () => {
-				maintenance.stop();
-				teamClock.stop();
+				housekeeping.stop();
 				await sessions.stop();
 				await drain();
 				await webhookSecrets.stop();
-				await stopFollowingKeys();
+				await foundation.stopFollowingKeys();
 				await passwords.close();
 				await db.close();
 			})())
