@@ -6,23 +6,13 @@
  * with the server in src/lib/inbox-api/ and passed on here for the pages. Nothing here ever carries a
  * secret key: signing happens in the crypto worker, and only statements and signatures travel.
  */
-import { api } from './http';
-import type { SessionInfo } from './types';
-import type {
-	AdminAgentList,
-	AgentInvitation,
-	AgentInvitationRequest,
-	JoinRequest,
-	PendingAgentInvitation,
-	SigningPublicKey
-} from '../inbox-api/agents';
-import type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmation, WebhookSecretRotation } from '../inbox-api/keys';
-import type { Delivery, DeliveryPage, ReceivedEventPage, TrustOverview } from '../inbox-api/operations';
-import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from '../inbox-api/roster';
+import { INBOX_API as API, type QueryOf } from '../inbox-api/endpoints';
+import { call } from './http';
+import type { AgentInvitationRequest, JoinRequest } from '../inbox-api/agents';
+import type { RotationConfirmation } from '../inbox-api/keys';
+import type { Delivery } from '../inbox-api/operations';
+import type { SignedRosterUpload } from '../inbox-api/roster';
 import type { InboxSettings } from '../inbox-api/records';
-import type { AuditPage } from '../inbox-api/audit';
-import type { UsageOverview } from '../inbox-api/usage';
-import { queryString } from '../query-string';
 
 export type {
 	AdminAgent,
@@ -47,65 +37,60 @@ export type {
 	UnverifiedServiceRoster
 } from '../inbox-api/roster';
 
-const ADMIN = '/api/admin';
-const segment = encodeURIComponent;
-
-export const listAgents = () => api<AdminAgentList>('GET', `${ADMIN}/agents`);
-
-export const listAgentInvitations = () => api<{ data: PendingAgentInvitation[] }>('GET', `${ADMIN}/agent-invitations`);
-
-export const revokeAgentInvitation = (invitationId: string) => api<void>('DELETE', `${ADMIN}/agent-invitations/${segment(invitationId)}`);
-
-export const inviteAgent = (input: AgentInvitationRequest) => api<AgentInvitation>('POST', `${ADMIN}/agent-invitations`, { body: input });
-
+/** An action on an agent's account, each its own route (docs/inbox-api.md §12). */
 export type AgentAction = 'disable' | 'enable' | 'reset-key';
 
-export const changeAgent = (accountId: string, action: AgentAction) =>
-	api<unknown>('POST', `${ADMIN}/agents/${segment(accountId)}/${action}`, { body: {} });
+const AGENT_ACTIONS = { disable: API.disableAgent, enable: API.enableAgent, 'reset-key': API.resetAgentKey } as const;
 
-export const removeAgent = (accountId: string) => api<unknown>('DELETE', `${ADMIN}/agents/${segment(accountId)}`);
+export const listAgents = () => call(API.listAgents);
+
+export const listAgentInvitations = () => call(API.listAgentInvitations);
+
+export const revokeAgentInvitation = (invitationId: string) => call(API.revokeAgentInvitation, { params: { invitationId } });
+
+export const inviteAgent = (input: AgentInvitationRequest) => call(API.inviteAgent, { body: input });
+
+export const changeAgent = (accountId: string, action: AgentAction) => call(AGENT_ACTIONS[action], { params: { accountId }, body: {} });
+
+export const removeAgent = (accountId: string) => call(API.removeAgent, { params: { accountId } });
 
 /** The invited person's side: `POST /api/join` signs them in like a login. */
-export const joinWithInvitation = (input: JoinRequest) => api<SessionInfo>('POST', '/api/join', { body: input });
+export const joinWithInvitation = (input: JoinRequest) => call(API.join, { body: input });
 
-export const getSigningPublicKey = () => api<SigningPublicKey>('GET', `${ADMIN}/signing-key`);
+export const getSigningPublicKey = () => call(API.getSigningPublicKey);
 
-export const getRosters = () => api<RosterOverview>('GET', `${ADMIN}/roster`);
+export const getRosters = () => call(API.getRosters);
 
-export const uploadRoster = (roster: SignedRosterUpload) => api<AcceptedRoster>('POST', `${ADMIN}/roster`, { body: roster });
+export const uploadRoster = (roster: SignedRosterUpload) => call(API.uploadRoster, { body: roster });
 
-export const listGrantJobs = () => api<GrantJobList>('GET', `${ADMIN}/grant-jobs`);
+export const listGrantJobs = () => call(API.listGrantJobs);
 
-export const getGrantJob = (jobId: string) => api<GrantJobView>('GET', `${ADMIN}/grant-jobs/${segment(jobId)}`);
+export const getGrantJob = (jobId: string) => call(API.getGrantJob, { params: { jobId } });
 
-export const resumeGrantJob = (jobId: string) => api<GrantJobView>('POST', `${ADMIN}/grant-jobs/${segment(jobId)}/resume`, { body: {} });
+export const resumeGrantJob = (jobId: string) => call(API.resumeGrantJob, { params: { jobId }, body: {} });
 
-export const getCompanyKey = () => api<CompanyKey>('GET', `${ADMIN}/company-key`);
+export const getCompanyKey = () => call(API.getCompanyKey);
 
-export const startKeyRotation = () => api<PendingRotation>('POST', `${ADMIN}/company-key/rotation`, { body: {} });
+export const startKeyRotation = () => call(API.startKeyRotation, { body: {} });
 
-export const confirmKeyRotation = (input: RotationConfirmation) =>
-	api<ConfirmedRotation>('POST', `${ADMIN}/company-key/rotation/confirm`, { body: input });
+export const confirmKeyRotation = (input: RotationConfirmation) => call(API.confirmKeyRotation, { body: input });
 
-export const rotateWebhookSecret = () => api<WebhookSecretRotation>('POST', `${ADMIN}/webhook-secret/rotation`, { body: {} });
+export const rotateWebhookSecret = () => call(API.rotateWebhookSecret, { body: {} });
 
-export const listDeliveries = (status: Delivery['status'] | null) =>
-	api<DeliveryPage>('GET', `${ADMIN}/deliveries${queryString({ status })}`);
+export const listDeliveries = (status: Delivery['status'] | null) => call(API.listDeliveries, { query: { status } });
 
 /** One retry operation per click: a repeated request (a lost answer) does not make a second attempt. */
 export const retryDelivery = (deliveryId: string, idempotencyKey: string) =>
-	api<Delivery>('POST', `${ADMIN}/deliveries/${segment(deliveryId)}/retry`, { body: {}, idempotencyKey });
+	call(API.retryDelivery, { params: { deliveryId }, body: {}, idempotencyKey });
 
-export const listReceivedEvents = (input: { state?: string | null; limit?: number; before?: string | null } = {}) =>
-	api<ReceivedEventPage>('GET', `${ADMIN}/events${queryString(input)}`);
+export const listReceivedEvents = (query: QueryOf<typeof API.listReceivedEvents> = {}) => call(API.listReceivedEvents, { query });
 
-export const getTrust = () => api<TrustOverview>('GET', `${ADMIN}/trust`);
+export const getTrust = () => call(API.getTrust);
 
-export const getUsage = () => api<UsageOverview>('GET', `${ADMIN}/usage`);
+export const getUsage = () => call(API.getUsage);
 
-export const getSettings = () => api<InboxSettings>('GET', `${ADMIN}/settings`);
+export const getSettings = () => call(API.getSettings);
 
-export const changeSettings = (change: Partial<InboxSettings>) => api<InboxSettings>('PATCH', `${ADMIN}/settings`, { body: change });
+export const changeSettings = (change: Partial<InboxSettings>) => call(API.changeSettings, { body: change });
 
-export const listAudit = (filter: { action?: string; actor?: string; before?: number; after?: number; limit?: number }) =>
-	api<AuditPage>('GET', `${ADMIN}/audit${queryString(filter)}`);
+export const listAudit = (filter: QueryOf<typeof API.listAudit>) => call(API.listAudit, { query: filter });

@@ -1,104 +1,97 @@
 /**
  * The inbox server's own API for the agent pages (docs/inbox-api.md §2–§5): session, the agent's
  * key registration, the inbox's view of conversations, invitations, re-invitations and the
- * explicit rewrap confirmation.
+ * explicit rewrap confirmation. Each call goes through the route's one declaration
+ * (src/lib/inbox-api/endpoints.ts), so its path, body and answer are the server's.
  */
-import type { ConversationStatus } from '../wire/v1-records';
 import type { PrivateEnvelope } from '../crypto/private-record';
-import type { CannedReply, ConversationNote, Label, LabelColor, PendingInvite } from '../inbox-api/records';
-import { api } from './http';
-import type { Account, Conversation, ConversationPage, Invitation, SessionInfo, StoredMessage, TeamMember, Trust } from './types';
-import { queryString } from '../query-string';
+import { INBOX_API as API, type BodyOf, type QueryOf } from '../inbox-api/endpoints';
+import type { LabelColor } from '../inbox-api/records';
+import { call } from './http';
 
-export const getSession = () => api<SessionInfo>('GET', '/api/session');
+export const getSession = () => call(API.getSession);
 
-export const login = (username: string, password: string) => api<SessionInfo>('POST', '/api/session', { body: { username, password } });
+export const login = (username: string, password: string) => call(API.login, { body: { username, password } });
 
-export const logout = () => api<void>('DELETE', '/api/session');
+export const logout = () => call(API.logout);
 
 export const registerAgentKey = (input: { agentKeyId: string; publicKey: string; replace?: boolean }) =>
-	api<{ account: Account }>('PUT', '/api/agent-key', {
-		body: input.replace ? input : { agentKeyId: input.agentKeyId, publicKey: input.publicKey }
+	call(API.registerAgentKey, {
+		body: input.replace
+			? { agentKeyId: input.agentKeyId, publicKey: input.publicKey, replace: true }
+			: { agentKeyId: input.agentKeyId, publicKey: input.publicKey }
 	});
 
-export const listConversations = (input: { status?: ConversationStatus; trust?: Trust; limit?: number; cursor?: string | null } = {}) =>
-	api<ConversationPage>('GET', `/api/conversations${queryString(input)}`);
+export const listConversations = (query: QueryOf<typeof API.listConversations> = {}) => call(API.listConversations, { query });
 
 /** Assigns the conversation to an account, or to nobody (docs/inbox-api.md §4 "Assignment"). */
 export const setAssignee = (conversationId: string, accountId: string | null) =>
-	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/assignee`, { body: { accountId } });
+	call(API.setAssignee, { params: { conversationId }, body: { accountId } });
 
 /** The conversation's private notes, as ciphertext (docs/inbox-api.md §4 "Notes"). */
-export const listNotes = (conversationId: string) =>
-	api<{ data: ConversationNote[] }>('GET', `/api/conversations/${encodeURIComponent(conversationId)}/notes`);
+export const listNotes = (conversationId: string) => call(API.listNotes, { params: { conversationId } });
 
 export const addNote = (conversationId: string, envelope: PrivateEnvelope) =>
-	api<ConversationNote>('POST', `/api/conversations/${encodeURIComponent(conversationId)}/notes`, { body: { envelope } });
+	call(API.addNote, { params: { conversationId }, body: { envelope } });
 
 /** Saves the customer's profile over `version` (0: none yet); `409 STATE_CONFLICT` when someone saved meanwhile. */
 export const saveProfile = (conversationId: string, envelope: PrivateEnvelope, version: number) =>
-	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/profile`, { body: { envelope, version } });
+	call(API.saveProfile, { params: { conversationId }, body: { envelope, version } });
 
 /** Resolves, reopens or snoozes a conversation (docs/inbox-api.md §4 "Lifecycle"). */
-export const setTeamState = (conversationId: string, change: { state: 'open' | 'resolved' } | { state: 'snoozed'; snoozedUntil: string }) =>
-	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/state`, { body: change });
+export const setTeamState = (conversationId: string, change: BodyOf<typeof API.setTeamState>) =>
+	call(API.setTeamState, { params: { conversationId }, body: change });
 
 /** Tells the other agents this one is viewing, typing, or has left (docs/inbox-api.md §4 "Presence"). */
 export const postPresence = (conversationId: string, state: 'viewing' | 'typing' | 'left') =>
-	api<void>('POST', `/api/conversations/${encodeURIComponent(conversationId)}/presence`, { body: { state } });
+	call(API.postPresence, { params: { conversationId }, body: { state } });
 
-export const listLabels = () => api<{ data: Label[] }>('GET', '/api/labels');
+export const listLabels = () => call(API.listLabels);
 
 /** Sets exactly these labels on the conversation (docs/inbox-api.md §4 "Labels"). */
 export const setConversationLabels = (conversationId: string, labelIds: string[]) =>
-	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/labels`, { body: { labelIds } });
+	call(API.setConversationLabels, { params: { conversationId }, body: { labelIds } });
 
-export const createLabel = (label: { name: string; color: LabelColor }) => api<Label>('POST', '/api/admin/labels', { body: label });
+export const createLabel = (label: { name: string; color: LabelColor }) => call(API.createLabel, { body: label });
 
-export const deleteLabel = (labelId: string) => api<void>('DELETE', `/api/admin/labels/${encodeURIComponent(labelId)}`);
+export const deleteLabel = (labelId: string) => call(API.deleteLabel, { params: { labelId } });
 
-export const listCannedReplies = () => api<{ data: CannedReply[] }>('GET', '/api/canned-replies');
+export const listCannedReplies = () => call(API.listCannedReplies);
 
-export const createCannedReply = (reply: { scope: 'team' | 'personal'; shortcut: string; body: string }) =>
-	api<CannedReply>('POST', '/api/canned-replies', { body: reply });
+export const createCannedReply = (reply: BodyOf<typeof API.createCannedReply>) => call(API.createCannedReply, { body: reply });
 
-export const deleteCannedReply = (replyId: string) => api<void>('DELETE', `/api/canned-replies/${encodeURIComponent(replyId)}`);
+export const deleteCannedReply = (replyId: string) => call(API.deleteCannedReply, { params: { replyId } });
 
 /** Invitations the customers have not answered yet (docs/inbox-api.md §5). */
-export const listPendingInvites = () => api<{ data: PendingInvite[] }>('GET', '/api/invites');
+export const listPendingInvites = () => call(API.listPendingInvites);
 
-export const showInvite = (inviteId: string) => api<Invitation>('GET', `/api/invites/${encodeURIComponent(inviteId)}`);
+export const showInvite = (inviteId: string) => call(API.showInvite, { params: { inviteId } });
 
-export const revokeInvite = (inviteId: string) => api<void>('DELETE', `/api/invites/${encodeURIComponent(inviteId)}`);
+export const revokeInvite = (inviteId: string) => call(API.revokeInvite, { params: { inviteId } });
 
 /** Keeps a profile sealed to the company key until the invited customer joins (docs/private-records.md). */
 export const keepPendingProfile = (conversationId: string, sealed: string) =>
-	api<void>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/pending-profile`, { body: { sealed } });
+	call(API.keepPendingProfile, { params: { conversationId }, body: { sealed } });
 
 /** Links the conversation to another of the same customer, or (null) takes it out of its group. */
 export const linkCustomer = (conversationId: string, linkedTo: string | null) =>
-	api<Conversation>('PUT', `/api/conversations/${encodeURIComponent(conversationId)}/customer-link`, { body: { linkedTo } });
+	call(API.linkCustomer, { params: { conversationId }, body: { linkedTo } });
 
-export const getTeam = () => api<{ data: TeamMember[] }>('GET', '/api/team');
+export const getTeam = () => call(API.getTeam);
 
-export const getConversation = (conversationId: string) =>
-	api<Conversation>('GET', `/api/conversations/${encodeURIComponent(conversationId)}`);
+export const getConversation = (conversationId: string) => call(API.getConversation, { params: { conversationId } });
 
-export const listStoredMessages = (conversationId: string, input: { afterSeq?: number; limit?: number } = {}) =>
-	api<{ data: StoredMessage[]; hasMore: boolean }>(
-		'GET',
-		`/api/conversations/${encodeURIComponent(conversationId)}/messages${queryString(input)}`
-	);
+export const listStoredMessages = (conversationId: string, query: QueryOf<typeof API.listStoredMessages> = {}) =>
+	call(API.listStoredMessages, { params: { conversationId }, query });
 
 export const createInvitation = (idempotencyKey: string, input: { expiresIn?: number } = {}) =>
-	api<Invitation>('POST', '/api/invites', { body: input, idempotencyKey });
+	call(API.createInvitation, { body: input, idempotencyKey });
 
 export const createReinvitation = (conversationId: string, idempotencyKey: string, input: { expiresIn?: number } = {}) =>
-	api<Invitation>('POST', `/api/conversations/${encodeURIComponent(conversationId)}/reinvite`, { body: input, idempotencyKey });
+	call(API.reinvite, { params: { conversationId }, body: input, idempotencyKey });
 
 /** The company's current public key and its fingerprint in the display form (contract 2.2). */
-export const getCompanyKey = () => api<{ keyVersion: number; publicKey: string; fingerprint: string }>('GET', '/api/company');
+export const getCompanyKey = () => call(API.getCompany);
 
 /** Contract 6.4 step 5: the agent confirmed the customer's new key by another channel. */
-export const confirmRewrap = (conversationId: string) =>
-	api<Conversation>('POST', `/api/conversations/${encodeURIComponent(conversationId)}/rewrap`, { body: {} });
+export const confirmRewrap = (conversationId: string) => call(API.confirmRewrap, { params: { conversationId }, body: {} });

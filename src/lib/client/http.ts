@@ -5,6 +5,8 @@
  */
 import { codeForStatus, ContractError, isContractCode } from '../errors';
 import { b64uEncode } from '../crypto/encoding';
+import type { AnswerOf, BodyOf, Endpoint, ParamsOf, QueryOf } from '../inbox-api/endpoints';
+import { queryString } from '../query-string';
 import { connectivity } from './connectivity.svelte';
 
 type Listener = () => void;
@@ -74,4 +76,35 @@ export async function api<T>(method: string, path: string, options: RequestOptio
 	} catch {
 		throw new ContractError('INVALID_RESPONSE', `${method} ${path}: the answer is not JSON`, response.status);
 	}
+}
+
+/** What a call of `endpoint` needs: its path parameters, its query, its body (docs/inbox-api.md). */
+export type CallInput<E extends Endpoint> = (keyof ParamsOf<E> extends never ? { params?: undefined } : { params: ParamsOf<E> }) &
+	(QueryOf<E> extends undefined ? { query?: undefined } : { query?: QueryOf<E> }) &
+	(BodyOf<E> extends undefined ? { body?: undefined } : { body: BodyOf<E> }) & { idempotencyKey?: string; signal?: AbortSignal };
+
+/** The path of `route` with its `[name]` parameters filled in, each one encoded. */
+export function pathOf(route: string, params: Record<string, string> = {}): string {
+	return route.replace(/\[(\w+)\]/g, (_, name: string) => {
+		const value = params[name];
+		if (value === undefined) throw new ContractError('INVALID_INPUT', `${route} needs the parameter ${name}`);
+		return encodeURIComponent(value);
+	});
+}
+
+/** Calls one endpoint of the inbox's API as it is declared (src/lib/inbox-api/endpoints.ts), with its typed answer. */
+export function call<E extends Endpoint>(
+	endpoint: E,
+	...[input]: keyof CallInput<E> extends never ? [] : [CallInput<E>?]
+): Promise<AnswerOf<E>>;
+export function call<E extends Endpoint>(endpoint: E, input: Partial<CallInput<E>> = {}): Promise<AnswerOf<E>> {
+	const { params, query, body, idempotencyKey, signal } = input as {
+		params?: Record<string, string>;
+		query?: Record<string, string | number | null | undefined>;
+		body?: unknown;
+		idempotencyKey?: string;
+		signal?: AbortSignal;
+	};
+	const path = pathOf(endpoint.route, params) + (query ? queryString(query) : '');
+	return api<AnswerOf<E>>(endpoint.method, path, { body, idempotencyKey, signal });
 }

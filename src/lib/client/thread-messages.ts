@@ -6,7 +6,7 @@
 import type { AttachmentInfo } from '../crypto/worker/types';
 import type { ContractCode } from '../errors';
 import type { DecryptedItem, HistoryItem as WorkerHistoryItem } from '../crypto/worker/types';
-import type { HistoryItem } from '../wire/v1-records';
+import type { StoredMessage } from '../inbox-api/records';
 import type { TransferProgress } from './attachments';
 
 /** The content types this inbox shows; any other is ignored (contract 2.5, 9 rule 2). */
@@ -52,7 +52,7 @@ export function clientMessageIds(messages: readonly ThreadMessage[]): ReadonlySe
 }
 
 /** What the worker decrypts of a stored message; its id and time let the text join the search index. */
-export function toWorkerItem(item: HistoryItem): WorkerHistoryItem {
+export function toWorkerItem(item: StoredMessage): WorkerHistoryItem {
 	return {
 		encryption: item.encryption,
 		senderType: item.senderType,
@@ -67,12 +67,12 @@ export function toWorkerItem(item: HistoryItem): WorkerHistoryItem {
 export const NOTHING_SHOWN: ReadonlySet<string> = new Set();
 
 /** The items of a page worth decrypting: known content types only, never seen before. */
-export function itemsToDecrypt(items: readonly HistoryItem[], known: ReadonlySet<string>): HistoryItem[] {
+export function itemsToDecrypt(items: readonly StoredMessage[], known: ReadonlySet<string>): StoredMessage[] {
 	return items.filter((item) => KNOWN_CONTENT_TYPES.has(item.contentType) && !known.has(item.messageId));
 }
 
 /** A history item with its decryption result, as a thread message. */
-export function toThreadMessage(item: HistoryItem, result: DecryptedItem, explain: (code: string) => string): ThreadMessage {
+export function toThreadMessage(item: StoredMessage, result: DecryptedItem, explain: (code: string) => string): ThreadMessage {
 	const base: ThreadMessage = {
 		key: item.messageId,
 		messageId: item.messageId,

@@ -6,7 +6,6 @@
  */
 import { ContractError } from '../errors';
 import type { CryptoWorkerClient } from '../crypto/worker/client';
-import type { HistoryItem } from '../wire/v1-records';
 import { v1 } from '../wire/v1';
 import { composerBlockedReason, composerWarning, type KeyState } from './composer-state';
 import { explainError, explainMessageProblem } from './explain';
@@ -265,7 +264,7 @@ export class ThreadStore {
 		await this.sender.restorePending();
 	}
 
-	private async decrypt(items: readonly HistoryItem[]): Promise<ThreadMessage[]> {
+	private async decrypt(items: readonly StoredMessage[]): Promise<ThreadMessage[]> {
 		const wanted = itemsToDecrypt(items, shownMessageIds(this.#messages));
 		if (wanted.length === 0) return [];
 		const results = await this.context.crypto.decryptHistory(this.conversationId, wanted.map(toWorkerItem));
@@ -362,9 +361,10 @@ export class ThreadStore {
 		if (this.#keyState !== 'open') return;
 		if (this.#messages.some((m) => m.messageId === message.messageId && !m.problem)) return;
 		const oldest = this.oldestStored();
-		if (this.#hasOlder && oldest?.seq && message.seq < oldest.seq) return;
+		// a message without a seq has no place in the order: it is shown, never held back
+		if (this.#hasOlder && oldest?.seq && message.seq !== null && message.seq < oldest.seq) return;
 		const newest = this.newestStored();
-		if (newest?.seq && message.seq > newest.seq + 1) return this.catchUp();
+		if (newest?.seq && message.seq !== null && message.seq > newest.seq + 1) return this.catchUp();
 		await this.add(await this.decrypt([message]), true);
 	}
 

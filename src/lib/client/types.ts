@@ -8,40 +8,33 @@ import type { Wrap } from '../crypto/wrap';
 import type {
 	AccountView,
 	AgentWrapForMe,
+	ConversationPage,
 	ConversationView,
+	Invitation,
 	RewrapState,
 	Role,
 	SessionInfo,
+	StoredMessage,
 	TeamMember,
 	Trust
 } from '../inbox-api/records';
-import type { ConversationStatus, HistoryItem } from '../wire/v1-records';
+import type { ConversationStatus } from '../wire/v1-records';
 
-export type { AgentWrapForMe, ConversationStatus, Envelope, RewrapState, Role, SessionInfo, TeamMember, Trust, Wrap };
+export type {
+	AgentWrapForMe,
+	ConversationPage,
+	ConversationStatus,
+	Envelope,
+	Invitation,
+	RewrapState,
+	Role,
+	SessionInfo,
+	StoredMessage,
+	TeamMember,
+	Trust,
+	Wrap
+};
 
 export type Account = AccountView;
 
 export type Conversation = ConversationView;
-
-/** A message as the inbox stored it: the same record as a `/v1` history item (docs/inbox-api.md §4). */
-export type StoredMessage = HistoryItem;
-
-export interface Invitation {
-	inviteId: string;
-	conversationId: string;
-	inviteUrl: string;
-	shortCode: string;
-	expiresAt: string;
-	/** `<inviteUrl>#s=…&fp=…`, shown once (contract 6.3). */
-	link: string;
-}
-
-export interface Page<T> {
-	data: T[];
-	nextCursor: string | null;
-}
-
-/** A page of the conversation list, with the newest live event committed before it was read (docs/inbox-api.md §3). */
-export interface ConversationPage extends Page<Conversation> {
-	liveEventId: number;
-}

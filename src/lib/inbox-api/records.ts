@@ -2,9 +2,10 @@
  * The inbox server's records as the browser receives them (docs/inbox-api.md §2–§4), declared once for
  * the server that builds them and the pages that read them. Types only: nothing here runs.
  */
+import type { Envelope } from '../crypto/message';
 import type { PrivateEnvelope } from '../crypto/private-record';
 import type { Wrap } from '../crypto/wrap';
-import type { ConversationStatus } from '../wire/v1-records';
+import type { AttachmentRef, ConversationStatus, InviteRecord } from '../wire/v1-records';
 
 export type Role = 'agent' | 'admin';
 
@@ -198,4 +199,37 @@ export interface PendingInvite {
 	showable: boolean;
 	/** Whether the caller may show its link again and revoke it: who made it, and admins (docs/inbox-api.md §5). */
 	mayManage: boolean;
+}
+
+/** A page of the conversation list, with the newest live event committed before it was read (§4). */
+export interface ConversationPage {
+	data: ConversationView[];
+	nextCursor: string | null;
+	liveEventId: number;
+}
+
+/**
+ * A message as the inbox stored it (§4 `GET …/messages`), the same fields as a `/v1` history item; `seq` is
+ * null for one the service delivered without it (the inbox shows it first, never hides it).
+ */
+export interface StoredMessage {
+	messageId: string;
+	conversationId: string;
+	seq: number | null;
+	senderType: 'user' | 'company';
+	contentType: string;
+	encryption: Envelope;
+	attachment: AttachmentRef | null;
+	createdAt: string;
+}
+
+export interface StoredMessagePage {
+	data: StoredMessage[];
+	hasMore: boolean;
+}
+
+/** A new invitation or re-invitation (§5): the service's record and the link, shown once. */
+export interface Invitation extends InviteRecord {
+	/** `<inviteUrl>#s=…&fp=…` (contract 6.3). */
+	link: string;
 }

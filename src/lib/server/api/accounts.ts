@@ -2,34 +2,35 @@
  * Accounts for admins (docs/inbox-api.md §8): list them, and create agents and admins with a password
  * (the first admin comes from `npm run admin -- create`); the team's names for everyone (§4 "Team").
  */
+import { INBOX_API as API } from '../../inbox-api/endpoints';
 import type { TeamMember } from '../../inbox-api/records';
 import { createRecordedAccount, validateNewAccount } from '../admin/new-account';
 import { listAccounts } from '../db/accounts';
-import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
-import { requireSession, route } from './event';
+import { readJsonObject, BODY_LIMITS } from '../http/responses';
+import { requireSession, answer, handle } from './event';
 import { accountJson } from './views';
 
-export const getAccounts = route(async (event, inbox) => {
+export const getAccounts = handle(API.listAccounts, async (event, inbox) => {
 	requireSession(event);
-	return json({ data: (await listAccounts(inbox.db)).map(accountJson) });
+	return answer(API.listAccounts, { data: (await listAccounts(inbox.db)).map(accountJson) });
 });
 
 /** A new account with its password, made by an admin: its role comes from them, and the audit log says so. */
-export const postAccount = route(async (event, inbox) => {
+export const postAccount = handle(API.createAccount, async (event, inbox) => {
 	const { account: admin } = requireSession(event);
 	const fields = validateNewAccount(await readJsonObject(event.request, BODY_LIMITS.form));
 	const passwordHash = await inbox.passwords.hash(fields.password);
 	const account = await createRecordedAccount(inbox.db, { ...fields, passwordHash }, { via: 'admin' }, new Date(inbox.now()), admin);
 	inbox.log.info('account created', { account: account.accountId, role: account.role, by: admin.accountId });
-	return json({ account: accountJson(account) }, 201);
+	return answer(API.createAccount, { account: accountJson(account) }, 201);
 });
 
 /** The team as every signed-in account sees it (§4 "Team"): names for the assignment pickers, never more. */
-export const getTeam = route(async (event, inbox) => {
+export const getTeam = handle(API.getTeam, async (event, inbox) => {
 	requireSession(event);
 	const team: TeamMember[] = (await listAccounts(inbox.db))
 		.filter((account) => !account.disabledAt)
 		.map(({ accountId, displayName, role }) => ({ accountId, displayName, role }))
 		.sort((a, b) => a.displayName.localeCompare(b.displayName));
-	return json({ data: team });
+	return answer(API.getTeam, { data: team });
 });

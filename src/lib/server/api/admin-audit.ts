@@ -3,10 +3,10 @@
  * `actor` (account id), `before` / `after` (entry numbers) and `limit`; every entry comes with its hashes,
  * so the page verifies the chain itself.
  */
+import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { ContractError } from '../../errors';
 import { listAuditEntries } from '../db/audit';
-import { json } from '../http/responses';
-import { requireSession, route } from './event';
+import { requireSession, answer, handle } from './event';
 import type { AuditPage } from '../../inbox-api/audit';
 
 const PARAMETERS = new Set(['action', 'actor', 'before', 'after', 'limit']);
@@ -27,7 +27,7 @@ function textParameter(search: URLSearchParams, name: string): string | undefine
 	return value;
 }
 
-export const getAudit = route(async (event, inbox) => {
+export const getAudit = handle(API.listAudit, async (event, inbox) => {
 	requireSession(event);
 	const search = event.url.searchParams;
 	for (const name of search.keys()) {
@@ -47,5 +47,5 @@ export const getAudit = route(async (event, inbox) => {
 		after,
 		limit
 	});
-	return json({ data, hasMore: data.length === limit } satisfies AuditPage);
+	return answer(API.listAudit, { data, hasMore: data.length === limit } satisfies AuditPage);
 });

@@ -2,25 +2,26 @@
  * Company key and webhook secret rotation for admins (contract 5.1 rule 4, 6.6, 8; docs/inbox-api.md
  * "Administration"). The webhook secret itself never leaves the server.
  */
+import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { ContractError } from '../../errors';
 import { companyIdOf } from '../admin/company';
 import { companyKeyOverview, confirmRotation, startRotation } from '../admin/company-key';
 import { recordAudit } from '../audit/record';
-import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
-import { requireSession, route } from './event';
+import { readJsonObject, BODY_LIMITS } from '../http/responses';
+import { requireSession, answer, handle } from './event';
 
-export const getCompanyKey = route(async (event, inbox) => {
+export const getCompanyKey = handle(API.getCompanyKey, async (event, inbox) => {
 	requireSession(event);
-	return json(await companyKeyOverview(inbox));
+	return answer(API.getCompanyKey, await companyKeyOverview(inbox));
 });
 
-export const postCompanyKeyRotation = route(async (event, inbox) => {
+export const postCompanyKeyRotation = handle(API.startKeyRotation, async (event, inbox) => {
 	requireSession(event);
 	await readJsonObject(event.request, BODY_LIMITS.fields);
-	return json(await startRotation(inbox), 201);
+	return answer(API.startKeyRotation, await startRotation(inbox), 201);
 });
 
-export const postCompanyKeyRotationConfirm = route(async (event, inbox) => {
+export const postCompanyKeyRotationConfirm = handle(API.confirmKeyRotation, async (event, inbox) => {
 	const { account } = requireSession(event);
 	const rotated = await confirmRotation(inbox, await readJsonObject(event.request, BODY_LIMITS.fields));
 	await recordAudit(
@@ -28,10 +29,10 @@ export const postCompanyKeyRotationConfirm = route(async (event, inbox) => {
 		{ actor: account, action: 'company_key.rotated', target: `v${rotated.keyVersion}`, details: { fingerprint: rotated.fingerprint } },
 		new Date(inbox.now())
 	);
-	return json(rotated);
+	return answer(API.confirmKeyRotation, rotated);
 });
 
-export const postWebhookSecretRotation = route(async (event, inbox) => {
+export const postWebhookSecretRotation = handle(API.rotateWebhookSecret, async (event, inbox) => {
 	const { account } = requireSession(event);
 	await readJsonObject(event.request, BODY_LIMITS.fields);
 	if (!(await inbox.portal.isSimulator())) {
@@ -48,5 +49,5 @@ export const postWebhookSecretRotation = route(async (event, inbox) => {
 		new Date(inbox.now())
 	);
 	inbox.log.info('webhook secret rotated', { by: account.accountId, previousValidUntil: rotated.previousValidUntil });
-	return json(rotated);
+	return answer(API.rotateWebhookSecret, rotated);
 });

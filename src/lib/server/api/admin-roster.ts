@@ -3,44 +3,45 @@
  * latest, the history and the next roster to sign; the upload of a roster signed in the page; the grant
  * jobs it starts, their progress, and resuming a failed one.
  */
+import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { ContractError } from '../../errors';
 import { announceGrantProgress, grantJobView } from '../admin/grants';
 import { acceptRoster, rosterOverview } from '../admin/roster';
 import { getGrantJob, listGrantJobs, reopenGrantJob } from '../db/grant-jobs';
 import { latestStoredRoster } from '../db/rosters';
-import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
-import { idParam, requireSession, route } from './event';
+import { readJsonObject, BODY_LIMITS } from '../http/responses';
+import { idParam, requireSession, answer, handle } from './event';
 import type { GrantJobList } from '../../inbox-api/roster';
 
 /** A roster of 1,000 agents is about 100 KB of JSON. */
 
-export const getRoster = route(async (event, inbox) => {
+export const getRoster = handle(API.getRosters, async (event, inbox) => {
 	requireSession(event);
-	return json(await rosterOverview(inbox));
+	return answer(API.getRosters, await rosterOverview(inbox));
 });
 
-export const postRoster = route(async (event, inbox) => {
+export const postRoster = handle(API.uploadRoster, async (event, inbox) => {
 	const { account } = requireSession(event);
-	return json(await acceptRoster(inbox, account, await readJsonObject(event.request, BODY_LIMITS.roster)), 201);
+	return answer(API.uploadRoster, await acceptRoster(inbox, account, await readJsonObject(event.request, BODY_LIMITS.roster)), 201);
 });
 
-export const getGrantJobs = route(async (event, inbox) => {
+export const getGrantJobs = handle(API.listGrantJobs, async (event, inbox) => {
 	requireSession(event);
-	return json({ data: (await listGrantJobs(inbox.db)).map(grantJobView) } satisfies GrantJobList);
+	return answer(API.listGrantJobs, { data: (await listGrantJobs(inbox.db)).map(grantJobView) } satisfies GrantJobList);
 });
 
-export const getOneGrantJob = route(async (event, inbox) => {
+export const getOneGrantJob = handle(API.getGrantJob, async (event, inbox) => {
 	requireSession(event);
-	const jobId = idParam(event, 'jobId');
+	const jobId = idParam(event.params.jobId, 'jobId');
 	const job = await getGrantJob(inbox.db, jobId);
 	if (!job) throw new ContractError('NOT_FOUND', `no grant job ${jobId}`);
-	return json(grantJobView(job));
+	return answer(API.getGrantJob, grantJobView(job));
 });
 
-export const resumeGrantJob = route(async (event, inbox) => {
+export const resumeGrantJob = handle(API.resumeGrantJob, async (event, inbox) => {
 	const { account } = requireSession(event);
 	await readJsonObject(event.request, BODY_LIMITS.fields);
-	const jobId = idParam(event, 'jobId');
+	const jobId = idParam(event.params.jobId, 'jobId');
 	const job = await getGrantJob(inbox.db, jobId);
 	if (!job) throw new ContractError('NOT_FOUND', `no grant job ${jobId}`);
 	if (job.state !== 'failed') throw new ContractError('STATE_CONFLICT', `the job is ${job.state}; only a failed job is resumed`);
@@ -60,5 +61,5 @@ export const resumeGrantJob = route(async (event, inbox) => {
 	if (!reopened) throw new ContractError('STATE_CONFLICT', 'the job was taken over by a newer roster');
 	inbox.log.info('grant job resumed', { job: jobId, by: account.accountId });
 	inbox.grants.wake();
-	return json(grantJobView(reopened));
+	return answer(API.resumeGrantJob, grantJobView(reopened));
 });

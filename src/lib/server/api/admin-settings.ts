@@ -1,15 +1,16 @@
 /** The team's settings for admins (docs/inbox-api.md, "Settings"): read by admins, changed by admins only. */
+import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { recordAudit } from '../audit/record';
 import { parseSettingsChange, readSettings, updateSettings } from '../db/settings';
-import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
-import { requireSession, route } from './event';
+import { readJsonObject, BODY_LIMITS } from '../http/responses';
+import { requireSession, answer, handle } from './event';
 
-export const getSettings = route(async (event, inbox) => {
+export const getSettings = handle(API.getSettings, async (event, inbox) => {
 	requireSession(event);
-	return json(await readSettings(inbox.db));
+	return answer(API.getSettings, await readSettings(inbox.db));
 });
 
-export const patchSettings = route(async (event, inbox) => {
+export const patchSettings = handle(API.changeSettings, async (event, inbox) => {
 	const { account } = requireSession(event);
 	const change = parseSettingsChange(await readJsonObject(event.request, BODY_LIMITS.fields));
 	await inbox.db.transaction(async (tx) => {
@@ -17,5 +18,5 @@ export const patchSettings = route(async (event, inbox) => {
 		await recordAudit(tx, { actor: account, action: 'settings.changed', details: { ...change } }, new Date(inbox.now()));
 	});
 	inbox.log.info('settings changed', { account: account.accountId, settings: Object.keys(change).join(',') });
-	return json(await readSettings(inbox.db));
+	return answer(API.changeSettings, await readSettings(inbox.db));
 });

@@ -3,6 +3,7 @@
  * calling account sees them, the envelopes stored as received, assignment, re-invitations, and the
  * explicit confirmation of an unverified re-invitation's rewrap.
  */
+import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { ContractError } from '../../errors';
 import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { CONVERSATION_STATUSES, type ConversationStatus } from '../../wire/v1';
@@ -12,11 +13,11 @@ import { ID_RULE, readIdempotencyKey } from '../../crypto/rules';
 import { isAccountId } from '../db/accounts';
 import { changeTeamState, parseTeamStateChange } from '../conversations/lifecycle';
 import { createInvitation, readExpiresIn } from '../conversations/invitations';
-import { getConversationView, listConversationViews, type Trust } from '../db/conversations';
+import { requireConversationView, listConversationViews, type Trust } from '../db/conversations';
 import { listStoredMessages } from '../db/messages';
 import { appendLiveEvent, newestLiveEventId } from '../db/live-events';
-import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
-import { idParam, requireSession, route, type ApiEvent } from './event';
+import { readJsonObject, BODY_LIMITS } from '../http/responses';
+import { idParam, requireSession, type ApiEvent, answer, handle } from './event';
 
 const TRUSTS: readonly Trust[] = ['verified', 'unverified', 'binding_invalid'];
 
@@ -51,7 +52,7 @@ function readCursor(cursor: string | null): { lastActivityAt: string; conversati
  * A page of the list, and `liveEventId`: the newest live event committed before the page was read (events
  * commit in id order), so a stream resumed from it replays every change the page may not show.
  */
-export const listConversations = route(async (event, inbox) => {
+export const listConversations = handle(API.listConversations, async (event, inbox) => {
 	const { account } = requireSession(event);
 	const liveEventId = await newestLiveEventId(inbox.db);
 	const { views, hasMore } = await listConversationViews(inbox.db, account, {
@@ -63,27 +64,25 @@ export const listConversations = route(async (event, inbox) => {
 	const last = views.at(-1);
 	const nextCursor =
 		hasMore && last ? b64uEncode(new TextEncoder().encode(JSON.stringify([last.lastActivityAt, last.conversationId]))) : null;
-	return json({ data: views, nextCursor, liveEventId });
+	return answer(API.listConversations, { data: views, nextCursor, liveEventId });
 });
 
-export const getConversation = route(async (event, inbox) => {
+export const getConversation = handle(API.getConversation, async (event, inbox) => {
 	const { account } = requireSession(event);
-	const conversationId = idParam(event, 'conversationId');
-	const view = await getConversationView(inbox.db, account, conversationId);
-	if (!view) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`);
-	return json(view);
+	const conversationId = idParam(event.params.conversationId, 'conversationId');
+	return answer(API.getConversation, await requireConversationView(inbox.db, account, conversationId));
 });
 
-export const listMessages = route(async (event, inbox) => {
+export const listMessages = handle(API.listStoredMessages, async (event, inbox) => {
 	requireSession(event);
-	const conversationId = idParam(event, 'conversationId');
+	const conversationId = idParam(event.params.conversationId, 'conversationId');
 	const { messages, hasMore } = await listStoredMessages(
 		inbox.db,
 		conversationId,
 		queryInteger(event, 'afterSeq', 0, 2 ** 31 - 1, 0),
 		queryInteger(event, 'limit', 1, 500, 200)
 	);
-	return json({ data: messages, hasMore });
+	return answer(API.listStoredMessages, { data: messages, hasMore });
 });
 
 /** The browser's Idempotency-Key, when it sent one (docs/inbox-api.md §5). */
@@ -91,9 +90,9 @@ export function idempotencyKeyOf(request: Request): string | undefined {
 	return readIdempotencyKey(request.headers.get('idempotency-key'));
 }
 
-export const reinvite = route(async (event, inbox) => {
+export const reinvite = handle(API.reinvite, async (event, inbox) => {
 	const { account } = requireSession(event);
-	const conversationId = idParam(event, 'conversationId');
+	const conversationId = idParam(event.params.conversationId, 'conversationId');
 	const body = await readJsonObject(event.request, BODY_LIMITS.fields);
 	const invitation = await createInvitation(inbox, {
 		account,
@@ -101,35 +100,35 @@ export const reinvite = route(async (event, inbox) => {
 		expiresIn: readExpiresIn(body),
 		idempotencyKey: idempotencyKeyOf(event.request)
 	});
-	return json(invitation, 201);
+	return answer(API.reinvite, invitation, 201);
 });
 
-export const confirmRewrap = route(async (event, inbox) => {
+export const confirmRewrap = handle(API.confirmRewrap, async (event, inbox) => {
 	const { account } = requireSession(event);
-	const conversationId = idParam(event, 'conversationId');
+	const conversationId = idParam(event.params.conversationId, 'conversationId');
 	await readJsonObject(event.request, BODY_LIMITS.fields);
 	const outcome = await inbox.rewraps.confirm(account, conversationId);
-	const view = await getConversationView(inbox.db, account, conversationId);
-	return json(view, outcome === 'queued' ? 202 : 200);
+	const view = await requireConversationView(inbox.db, account, conversationId);
+	return answer(API.confirmRewrap, view, outcome === 'queued' ? 202 : 200);
 });
 
-export const putAssignee = route(async (event, inbox) => {
+export const putAssignee = handle(API.setAssignee, async (event, inbox) => {
 	const { account } = requireSession(event);
-	const conversationId = idParam(event, 'conversationId');
+	const conversationId = idParam(event.params.conversationId, 'conversationId');
 	const { accountId } = await readJsonObject(event.request, BODY_LIMITS.fields);
 	if (accountId !== null && !isAccountId(accountId)) {
 		throw new ContractError('INVALID_REQUEST', 'accountId must be an account id, or null to unassign');
 	}
 	await assignConversation(inbox, account, conversationId, accountId);
-	return json(await getConversationView(inbox.db, account, conversationId));
+	return answer(API.setAssignee, await requireConversationView(inbox.db, account, conversationId));
 });
 
-export const putTeamState = route(async (event, inbox) => {
+export const putTeamState = handle(API.setTeamState, async (event, inbox) => {
 	const { account } = requireSession(event);
-	const conversationId = idParam(event, 'conversationId');
+	const conversationId = idParam(event.params.conversationId, 'conversationId');
 	const change = parseTeamStateChange(await readJsonObject(event.request, BODY_LIMITS.fields), new Date(inbox.now()));
 	await changeTeamState(inbox, account, conversationId, change);
-	return json(await getConversationView(inbox.db, account, conversationId));
+	return answer(API.setTeamState, await requireConversationView(inbox.db, account, conversationId));
 });
 
 const PRESENCE_STATES = ['viewing', 'typing', 'left'] as const;
@@ -139,9 +138,9 @@ const PRESENCE_STATES = ['viewing', 'typing', 'left'] as const;
  * 10 s), typing, or has left; every open inbox hears it through the live stream, whichever process it is
  * connected to. Nothing is kept but the live event.
  */
-export const postPresence = route(async (event, inbox) => {
+export const postPresence = handle(API.postPresence, async (event, inbox) => {
 	const { account } = requireSession(event);
-	const conversationId = idParam(event, 'conversationId');
+	const conversationId = idParam(event.params.conversationId, 'conversationId');
 	const { state } = await readJsonObject(event.request, 1024);
 	if (!PRESENCE_STATES.includes(state as (typeof PRESENCE_STATES)[number])) {
 		throw new ContractError('INVALID_REQUEST', `state must be one of ${PRESENCE_STATES.join(', ')}`);
@@ -154,16 +153,16 @@ export const postPresence = route(async (event, inbox) => {
 		{ conversationId, accountId: account.accountId, displayName: account.displayName, state, at: now.toISOString() },
 		now
 	);
-	return new Response(null, { status: 204 });
+	return answer(API.postPresence, undefined);
 });
 
-export const putCustomerLink = route(async (event, inbox) => {
+export const putCustomerLink = handle(API.linkCustomer, async (event, inbox) => {
 	const { account } = requireSession(event);
-	const conversationId = idParam(event, 'conversationId');
+	const conversationId = idParam(event.params.conversationId, 'conversationId');
 	const { linkedTo } = await readJsonObject(event.request, 1024);
 	if (linkedTo !== null && (typeof linkedTo !== 'string' || !ID_RULE.test(linkedTo))) {
 		throw new ContractError('INVALID_REQUEST', 'linkedTo must be a conversation id, or null to unlink');
 	}
 	await linkCustomer(inbox, account, conversationId, linkedTo);
-	return json(await getConversationView(inbox.db, account, conversationId));
+	return answer(API.linkCustomer, await requireConversationView(inbox.db, account, conversationId));
 });

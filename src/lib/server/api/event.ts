@@ -1,11 +1,13 @@
 /**
  * What the inbox's route handlers need of a request (SvelteKit's RequestEvent has all of it), the
- * session and role checks of docs/inbox-api.md §1, and the wrapper that turns any failure into the
- * JSON error body.
+ * session the gate checked (docs/inbox-api.md §1), the wrapper that binds a handler to its endpoint's
+ * declaration (src/lib/inbox-api/endpoints.ts) and turns any failure into the JSON error body, and the
+ * answer typed by that declaration.
  */
 import { ContractError } from '../../errors';
 import { asContractError } from '../db/errors';
-import { errorResponse } from '../http/responses';
+import { errorResponse, json } from '../http/responses';
+import type { AnswerOf, Endpoint, ParamsOf } from '../../inbox-api/endpoints';
 import type { Inbox } from '../inbox';
 import { errorText } from '../log';
 import { inbox } from '../runtime';
@@ -22,10 +24,11 @@ export interface CookieOptions {
 	maxAge?: number;
 }
 
-export interface ApiEvent {
+/** A request to one route; `Params` are the names in its route id (its `+server.ts` passes SvelteKit's generated ones). */
+export interface ApiEvent<Params extends Partial<Record<string, string>> = Partial<Record<string, string>>> {
 	request: Request;
 	url: URL;
-	params: Partial<Record<string, string>>;
+	params: Params;
 	locals: { session?: Session; gate?: GatePass };
 	cookies: {
 		get(name: string): string | undefined;
@@ -35,7 +38,13 @@ export interface ApiEvent {
 	getClientAddress(): string;
 }
 
-export type ApiHandler = (event: ApiEvent, inbox: Inbox) => Promise<Response>;
+export type ApiHandler<Params extends Partial<Record<string, string>> = Partial<Record<string, string>>> = (
+	event: ApiEvent<Params>,
+	inbox: Inbox
+) => Promise<Response>;
+
+/** A route's handler, with the endpoint it answers (a spec checks each route file exports the one its route and method declare). */
+export type EndpointHandler<E extends Endpoint> = ((event: ApiEvent<ParamsOf<E>>) => Promise<Response>) & { readonly endpoint: E };
 
 /**
  * The caller's session, which the gate checked against the route's access level (api/access-policy.ts);
@@ -48,7 +57,9 @@ export function requireSession(event: ApiEvent): Session {
 }
 
 /** A route handler with the inbox and the error body (docs/inbox-api.md §1). */
-export function route(handler: ApiHandler): (event: ApiEvent) => Promise<Response> {
+export function route<Params extends Partial<Record<string, string>>>(
+	handler: ApiHandler<Params>
+): (event: ApiEvent<Params>) => Promise<Response> {
 	return async (event) => {
 		const current = inbox();
 		try {
@@ -63,9 +74,20 @@ export function route(handler: ApiHandler): (event: ApiEvent) => Promise<Respons
 	};
 }
 
+/** The handler of one declared endpoint: its params typed by the endpoint's route id. */
+export function handle<E extends Endpoint>(endpoint: E, handler: ApiHandler<ParamsOf<E>>): EndpointHandler<E> {
+	return Object.assign(route(handler), { endpoint });
+}
+
+/** The endpoint's answer: its declared body as JSON (`204` without one), with the status given. */
+export function answer<E extends Endpoint>(_endpoint: E, body: AnswerOf<E>, status = 200, headers: Record<string, string> = {}): Response {
+	if (body === undefined) return new Response(null, { status: 204, headers: { 'cache-control': 'no-store', ...headers } });
+	return json(body, status, headers);
+}
+
 /** A path parameter that must be an id of the contract (1.1); `404 NOT_FOUND` otherwise, as nothing can have that id. */
-export function idParam(event: ApiEvent, name: string): string {
-	const value = event.params[name] ?? '';
-	if (!ID_RULE.test(value)) throw new ContractError('NOT_FOUND', `no ${name} ${JSON.stringify(value.slice(0, 140))}`);
-	return value;
+export function idParam(value: string | undefined, name: string): string {
+	const id = value ?? '';
+	if (!ID_RULE.test(id)) throw new ContractError('NOT_FOUND', `no ${name} ${JSON.stringify(id.slice(0, 140))}`);
+	return id;
 }

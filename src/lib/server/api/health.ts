@@ -2,10 +2,10 @@
  * `GET /api/health` (docs/inbox-api.md §9): whether this process takes requests (not while it stops) and
  * the database answers, and nothing else.
  */
+import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { ContractError } from '../../errors';
-import { json } from '../http/responses';
 import type { Inbox } from '../inbox';
-import { route } from './event';
+import { answer, handle } from './event';
 
 /** Throws `UNAVAILABLE` while the process stops or when the database does not answer. */
 export async function checkHealth(inbox: Pick<Inbox, 'draining' | 'db'>): Promise<void> {
@@ -17,7 +17,7 @@ export async function checkHealth(inbox: Pick<Inbox, 'draining' | 'db'>): Promis
 	}
 }
 
-export const getHealth = route(async (_event, inbox) => {
+export const getHealth = handle(API.getHealth, async (_event, inbox) => {
 	await checkHealth(inbox);
-	return json({ status: 'ok' });
+	return answer(API.getHealth, { status: 'ok' });
 });

@@ -3,13 +3,14 @@
  * the company key's fingerprint in its fragment; the pending ones, a pending one's link again, and
  * revoking one.
  */
+import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { createInvitation, readExpiresIn, revokeInvitation, showInvitation } from '../conversations/invitations';
 import { listPendingInvites } from '../db/invites';
-import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
+import { readJsonObject, BODY_LIMITS } from '../http/responses';
 import { idempotencyKeyOf } from './conversations';
-import { idParam, requireSession, route } from './event';
+import { idParam, requireSession, answer, handle } from './event';
 
-export const postInvite = route(async (event, inbox) => {
+export const postInvite = handle(API.createInvitation, async (event, inbox) => {
 	const { account } = requireSession(event);
 	const body = await readJsonObject(event.request, BODY_LIMITS.fields);
 	const invitation = await createInvitation(inbox, {
@@ -17,21 +18,21 @@ export const postInvite = route(async (event, inbox) => {
 		expiresIn: readExpiresIn(body),
 		idempotencyKey: idempotencyKeyOf(event.request)
 	});
-	return json(invitation, 201);
+	return answer(API.createInvitation, invitation, 201);
 });
 
-export const getInvites = route(async (event, inbox) => {
+export const getInvites = handle(API.listPendingInvites, async (event, inbox) => {
 	const { account } = requireSession(event);
-	return json({ data: await listPendingInvites(inbox.db, account, new Date(inbox.now())) });
+	return answer(API.listPendingInvites, { data: await listPendingInvites(inbox.db, account, new Date(inbox.now())) });
 });
 
-export const getInvite = route(async (event, inbox) => {
+export const getInvite = handle(API.showInvite, async (event, inbox) => {
 	const { account } = requireSession(event);
-	return json(await showInvitation(inbox, account, idParam(event, 'inviteId')));
+	return answer(API.showInvite, await showInvitation(inbox, account, idParam(event.params.inviteId, 'inviteId')));
 });
 
-export const deleteInvite = route(async (event, inbox) => {
+export const deleteInvite = handle(API.revokeInvite, async (event, inbox) => {
 	const { account } = requireSession(event);
-	await revokeInvitation(inbox, account, idParam(event, 'inviteId'));
-	return new Response(null, { status: 204 });
+	await revokeInvitation(inbox, account, idParam(event.params.inviteId, 'inviteId'));
+	return answer(API.revokeInvite, undefined);
 });

@@ -3,12 +3,13 @@
  * page shows, looked up by conversation and clientMessageId, up to 200 at once, of conversations the
  * caller has access to.
  */
+import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { ContractError } from '../../errors';
 import { isId } from '../../crypto/rules';
 import { requireConversationAccess } from '../conversations/access';
 import { lookUpAuthors } from '../db/message-authors';
-import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
-import { requireSession, route } from './event';
+import { readJsonObject, BODY_LIMITS } from '../http/responses';
+import { requireSession, answer, handle } from './event';
 
 const MAX_MESSAGES = 200;
 
@@ -30,11 +31,11 @@ function readMessages(body: Record<string, unknown>): { conversationId: string; 
 }
 
 /** Authors only of conversations the caller may read: one it has no access to refuses the whole request. */
-export const postMessageAuthors = route(async (event, inbox) => {
+export const postMessageAuthors = handle(API.lookUpAuthors, async (event, inbox) => {
 	const { account } = requireSession(event);
 	const messages = readMessages(await readJsonObject(event.request, BODY_LIMITS.list));
 	for (const conversationId of new Set(messages.map((message) => message.conversationId))) {
 		await requireConversationAccess(inbox, account, conversationId);
 	}
-	return json({ data: await lookUpAuthors(inbox.db, messages) });
+	return answer(API.lookUpAuthors, { data: await lookUpAuthors(inbox.db, messages) });
 });

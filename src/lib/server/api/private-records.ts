@@ -3,38 +3,39 @@
  * account with access to the conversation reads and writes them (the gate checks it, api/access-policy.ts).
  * The server checks the envelope's shape only; it cannot read them.
  */
+import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { ContractError } from '../../errors';
 import { privateEnvelopeShapeProblem, type PrivateEnvelope } from '../../crypto/private-record';
 import { appendLiveEvent } from '../db/live-events';
 import { listNotes, storeNote } from '../db/notes';
-import { json, readJsonObject, BODY_LIMITS } from '../http/responses';
-import { idParam, requireSession, route, type ApiEvent } from './event';
+import { readJsonObject, BODY_LIMITS } from '../http/responses';
+import { idParam, requireSession, type ApiEvent, answer, handle } from './event';
 import type { Account } from '../db/accounts';
-import { getConversationView } from '../db/conversations';
+import { requireConversationView } from '../db/conversations';
 import { saveProfile } from '../db/profiles';
 import { keepPendingProfile } from '../conversations/pending-profiles';
 
 /** A conversation shows at most this many of its newest notes. */
 const NOTES_SHOWN = 1000;
 
-export const getNotes = route(async (event, inbox) => {
-	const conversationId = idParam(event, 'conversationId');
-	return json({ data: await listNotes(inbox.db, conversationId, NOTES_SHOWN) });
+export const getNotes = handle(API.listNotes, async (event, inbox) => {
+	const conversationId = idParam(event.params.conversationId, 'conversationId');
+	return answer(API.listNotes, { data: await listNotes(inbox.db, conversationId, NOTES_SHOWN) });
 });
 
 /** The request's `in1` envelope, and the rest of its body; the gate checked the caller's access. */
 async function readPrivateWrite(
-	event: ApiEvent
+	event: ApiEvent<{ conversationId: string }>
 ): Promise<{ account: Account; conversationId: string; envelope: PrivateEnvelope; body: Record<string, unknown> }> {
 	const { account } = requireSession(event);
-	const conversationId = idParam(event, 'conversationId');
+	const conversationId = idParam(event.params.conversationId, 'conversationId');
 	const body = await readJsonObject(event.request, BODY_LIMITS.sealedRecord);
 	const problem = privateEnvelopeShapeProblem(body.envelope);
 	if (problem) throw new ContractError('INVALID_REQUEST', `envelope: ${problem}`);
 	return { account, conversationId, envelope: body.envelope as PrivateEnvelope, body };
 }
 
-export const postNote = route(async (event, inbox) => {
+export const postNote = handle(API.addNote, async (event, inbox) => {
 	const { account, conversationId, envelope } = await readPrivateWrite(event);
 	const now = new Date(inbox.now());
 	const stored = await inbox.db.transaction(async (tx) => {
@@ -43,10 +44,10 @@ export const postNote = route(async (event, inbox) => {
 		return result;
 	});
 	if (!stored) throw new ContractError('ALREADY_EXISTS', 'another note has this recordId: encrypt the note again for a new one');
-	return json(stored.note, stored.created ? 201 : 200);
+	return answer(API.addNote, stored.note, stored.created ? 201 : 200);
 });
 
-export const putProfile = route(async (event, inbox) => {
+export const putProfile = handle(API.saveProfile, async (event, inbox) => {
 	const { account, conversationId, envelope, body } = await readPrivateWrite(event);
 	const { version } = body;
 	if (typeof version !== 'number' || !Number.isInteger(version) || version < 0) {
@@ -59,14 +60,14 @@ export const putProfile = route(async (event, inbox) => {
 		return newVersion;
 	});
 	if (saved === undefined) throw new ContractError('STATE_CONFLICT', 'someone saved the profile meanwhile: reload it and edit again');
-	return json(await getConversationView(inbox.db, account, conversationId));
+	return answer(API.saveProfile, await requireConversationView(inbox.db, account, conversationId));
 });
 
 /** A profile written with the invitation, sealed to the company key until the customer joins (docs/private-records.md). */
-export const putPendingProfile = route(async (event, inbox) => {
+export const putPendingProfile = handle(API.keepPendingProfile, async (event, inbox) => {
 	const { account } = requireSession(event);
-	const conversationId = idParam(event, 'conversationId');
+	const conversationId = idParam(event.params.conversationId, 'conversationId');
 	const { sealed } = await readJsonObject(event.request, BODY_LIMITS.sealedRecord);
 	await keepPendingProfile(inbox.db, account, conversationId, sealed, new Date(inbox.now()));
-	return new Response(null, { status: 204 });
+	return answer(API.keepPendingProfile, undefined);
 });

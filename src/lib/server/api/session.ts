@@ -2,14 +2,15 @@
  * Login, session and logout (docs/inbox-api.md §2): Argon2id verification in the worker thread, rate
  * limiting per address and per username, an HttpOnly SameSite=Strict cookie (Secure outside localhost).
  */
+import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { ContractError } from '../../errors';
 import { recordAudit } from '../audit/record';
 import { findAccountForLogin } from '../db/accounts';
 import { originIsLocalHttp } from '../config';
-import { json, RateLimited, readJsonObject, BODY_LIMITS } from '../http/responses';
+import { RateLimited, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { createSession, deleteSession, hashToken, SESSION_COOKIE, SESSION_MAX_MS } from '../auth/sessions';
 import type { Inbox } from '../inbox';
-import { requireSession, route, type ApiEvent } from './event';
+import { requireSession, type ApiEvent, answer, handle } from './event';
 import { sessionJson } from './views';
 
 function cookieOptions(origin: string) {
@@ -24,7 +25,7 @@ function text(body: Record<string, unknown>, field: string, max: number): string
 	return value;
 }
 
-export const login = route(async (event: ApiEvent, inbox) => {
+export const login = handle(API.login, async (event, inbox) => {
 	const body = await readJsonObject(event.request, BODY_LIMITS.form);
 	const username = text(body, 'username', 64);
 	const password = text(body, 'password', 1024);
@@ -56,7 +57,7 @@ export const login = route(async (event: ApiEvent, inbox) => {
 	const expiresAt = await startSession(event, inbox, found.account.accountId);
 	await recordAudit(inbox.db, { actor: found.account, action: 'session.login', details: { address } }, new Date(inbox.now()));
 	inbox.log.info('login', { account: found.account.accountId });
-	return json(sessionJson(found.account, expiresAt));
+	return answer(API.login, sessionJson(found.account, expiresAt));
 });
 
 /** A new session for the account and its cookie (login, and joining through an invitation). */
@@ -66,17 +67,17 @@ export async function startSession(event: ApiEvent, inbox: Inbox, accountId: str
 	return expiresAt;
 }
 
-export const currentSession = route(async (event: ApiEvent) => {
+export const currentSession = handle(API.getSession, async (event) => {
 	const session = requireSession(event);
-	return json(sessionJson(session.account, session.expiresAt));
+	return answer(API.getSession, sessionJson(session.account, session.expiresAt));
 });
 
-export const logout = route(async (event: ApiEvent, inbox) => {
+export const logout = handle(API.logout, async (event, inbox) => {
 	const token = event.cookies.get(SESSION_COOKIE);
 	if (token) {
 		await deleteSession(inbox.db, token);
 		inbox.sessionCache.dropToken(hashToken(token));
 	}
 	event.cookies.delete(SESSION_COOKIE, cookieOptions(inbox.config.origin));
-	return new Response(null, { status: 204 });
+	return answer(API.logout, undefined);
 });

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { ContractError } from '../../errors';
 import { b64uDecode, b64uEncode } from '../../crypto/encoding';
 import { buildInviteLink, generateInviteSecret } from '../../crypto/invite';
-import { v1, type InviteRecord } from '../../wire/v1';
+import { v1 } from '../../wire/v1';
+import type { Invitation } from '../../inbox-api/records';
 import type { Account } from '../db/accounts';
 import { recordAudit } from '../audit/record';
 import { recordConversationEvent } from '../db/conversation-events';
@@ -20,10 +21,7 @@ import { appendLiveEvent } from '../db/live-events';
 import type { ServiceDeps } from '../deps';
 import { INTERACTIVE_RETRY } from '../upstream/client';
 
-export interface Invitation extends InviteRecord {
-	/** `<inviteUrl>#s=…&fp=…`: shown once. */
-	link: string;
-}
+export type { Invitation };
 
 /** What invitations need: the service, the database, the company keys, the clock and the log. */
 export type InvitationOptions = ServiceDeps;

@@ -3,6 +3,7 @@
  * the invite binding (contract 6.3), the re-invitation's rewrap state (6.4), and each account's view of
  * them (unread count, the account's own agent wraps). The company wrap is ciphertext; K is never stored.
  */
+import { ContractError } from '../../errors';
 import type { ConversationStatus, Wrap } from '../../wire/v1';
 import type { Account } from './accounts';
 import type { Queryable } from './database';
@@ -289,6 +290,13 @@ export async function getConversationView(db: Queryable, account: Account, conve
 		conversationId
 	]);
 	return row && toView(row, account);
+}
+
+/** The account's view of a conversation that must exist: `404 NOT_FOUND` otherwise. */
+export async function requireConversationView(db: Queryable, account: Account, conversationId: string): Promise<ConversationView> {
+	const view = await getConversationView(db, account, conversationId);
+	if (!view) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`);
+	return view;
 }
 
 export interface ViewFilter {

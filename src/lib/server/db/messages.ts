@@ -2,20 +2,12 @@
  * Message envelopes stored as received (contract 2.5; docs/inbox-api.md §4), each account's read pointer,
  * and the agent wraps of each conversation (contract 6.7, contract-gaps §7). Ciphertext only.
  */
-import type { AttachmentRef, Envelope, Wrap } from '../../wire/v1';
+import type { Wrap } from '../../wire/v1';
+import type { StoredMessage } from '../../inbox-api/records';
 import { isoSeconds } from '../../crypto/rules';
 import type { Queryable } from './database';
 
-export interface StoredMessage {
-	messageId: string;
-	conversationId: string;
-	seq: number | null;
-	senderType: 'user' | 'company';
-	contentType: string;
-	encryption: Envelope;
-	attachment: AttachmentRef | null;
-	createdAt: string;
-}
+export type { StoredMessage };
 
 /**
  * The nine columns of `conversation_messages` for an `unnest($1::text[], $2::text[], $3::int[], $4::text[],
@@ -62,8 +54,8 @@ interface MessageRow {
 	seq: number | null;
 	sender_type: 'user' | 'company';
 	content_type: string;
-	encryption: Envelope;
-	attachment: AttachmentRef | null;
+	encryption: StoredMessage['encryption'];
+	attachment: StoredMessage['attachment'];
 	created_at: Date;
 }
 

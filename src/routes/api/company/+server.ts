@@ -4,14 +4,15 @@
  * values only; the server never hands out a secret key.
  */
 import { b64uEncode, fingerprintDisplay } from '$lib/crypto/index';
-import { requireSession, route } from '$lib/server/api/event';
+import { INBOX_API as API } from '$lib/inbox-api/endpoints';
+import { answer, handle, requireSession } from '$lib/server/api/event';
 import { methodNotAllowed } from '$lib/server/api/fallbacks';
-import { json } from '$lib/server/http/responses';
+import type { RequestHandler } from './$types';
 
-export const GET = route(async (event, inbox) => {
+export const GET: RequestHandler = handle(API.getCompany, async (event, inbox) => {
 	requireSession(event);
 	const { current } = await inbox.companyKeys();
-	return json({
+	return answer(API.getCompany, {
 		keyVersion: current.keyVersion,
 		publicKey: b64uEncode(current.publicKey),
 		fingerprint: fingerprintDisplay(current.publicKey)

@@ -1,7 +1,8 @@
 /** Accounts, for admins (docs/inbox-api.md §8). */
 import { getAccounts, postAccount } from '$lib/server/api/accounts';
 import { methodNotAllowed } from '$lib/server/api/fallbacks';
+import type { RequestHandler } from './$types';
 
-export const GET = getAccounts;
-export const POST = postAccount;
+export const GET: RequestHandler = getAccounts;
+export const POST: RequestHandler = postAccount;
 export const fallback = methodNotAllowed;

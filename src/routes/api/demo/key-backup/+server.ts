@@ -7,13 +7,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ContractError } from '$lib/errors';
-import { requireSession, route } from '$lib/server/api/event';
+import { INBOX_API as API } from '$lib/inbox-api/endpoints';
+import { answer, handle, requireSession } from '$lib/server/api/event';
 import { methodNotAllowed } from '$lib/server/api/fallbacks';
-import { json } from '$lib/server/http/responses';
+import type { RequestHandler } from './$types';
 
 const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
 
-export const GET = route(async (event) => {
+export const GET: RequestHandler = handle(API.getDemoKeyBackup, async (event) => {
 	const directory = process.env.INBOX_DEMO_KEY_BACKUPS;
 	if (!directory) throw new ContractError('NOT_FOUND', 'not found');
 	const { account } = requireSession(event);
@@ -26,7 +27,7 @@ export const GET = route(async (event) => {
 	} catch {
 		throw new ContractError('NOT_FOUND', 'no demo key for this account');
 	}
-	return json({ fileName: `inbox-demo-key-${fileName}`, text }, 200, { 'cache-control': 'no-store' });
+	return answer(API.getDemoKeyBackup, { fileName: `inbox-demo-key-${fileName}`, text });
 });
 
 export const fallback = methodNotAllowed;

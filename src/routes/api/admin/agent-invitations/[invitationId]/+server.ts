@@ -1,6 +1,7 @@
 /** Revokes a pending invitation link (docs/inbox-api.md "Administration"). */
 import { deleteAgentInvitation } from '$lib/server/api/admin-agents';
 import { methodNotAllowed } from '$lib/server/api/fallbacks';
+import type { RequestHandler } from './$types';
 
-export const DELETE = deleteAgentInvitation;
+export const DELETE: RequestHandler = deleteAgentInvitation;
 export const fallback = methodNotAllowed;
