@@ -11,13 +11,14 @@ import { type HmacSha256, signRequest, sodiumHmacSha256, verifyWebhookSignature 
 import { computeInviteBinding, verifyInviteBinding } from '../invite';
 import { fingerprintB64u, fingerprintDisplay, x25519KeyPairFromSeed } from '../keys';
 import { decryptMessage, encryptMessage, messageAd, type Envelope, type SenderType } from '../message';
-import { rosterStatement, signRoster, verifyRoster, type RosterAgent } from '../roster';
+import { rosterStatement, signRoster, verifyRoster, type RosterInput } from '../roster';
 import {
 	companyKeyStatement,
 	rotationStatement,
 	signRotation,
 	verifyCompanyKeySignature,
-	verifyRotation
+	verifyRotation,
+	type RotationText
 } from '../signatures';
 import { initCrypto, sodium } from '../sodium';
 import { openConversationKey, type Wrap } from '../wrap';
@@ -44,21 +45,6 @@ export interface CompanyKeyInput {
 	publicKey: string;
 }
 
-export interface RotationText {
-	companyId: string;
-	fromKeyVersion: number;
-	fromPublicKey: string;
-	toKeyVersion: number;
-	toPublicKey: string;
-}
-
-export interface RosterText {
-	companyId: string;
-	rosterVersion: number;
-	issuedAt: string;
-	agents: RosterAgent[];
-}
-
 export interface BindingText {
 	inviteSecret: string;
 	conversationId: string;
@@ -77,9 +63,9 @@ export interface ConformanceImplementation {
 	rotationStatement(input: RotationText): Promise<string>;
 	signRotation(input: RotationText & { signingSecretKey: string }): Promise<string>;
 	verifyRotation(input: RotationText & { signature: string; signingPublicKey: string }): Promise<void>;
-	rosterStatement(input: RosterText): Promise<string>;
-	signRoster(input: RosterText & { signingSecretKey: string }): Promise<string>;
-	verifyRoster(input: RosterText & { signature: string; signingPublicKey: string }): Promise<void>;
+	rosterStatement(input: RosterInput): Promise<string>;
+	signRoster(input: RosterInput & { signingSecretKey: string }): Promise<string>;
+	verifyRoster(input: RosterInput & { signature: string; signingPublicKey: string }): Promise<void>;
 	blake2b256(bytes: Uint8Array): Promise<string>;
 	encryptAttachment(input: { plaintext: Uint8Array; attachmentId: string; fileKey: string; nonceBase: string }): Promise<{ ciphertext: Uint8Array; digest: string }>;
 	validateAttachmentMeta(meta: unknown): Promise<AttachmentMeta>;

@@ -6,7 +6,8 @@
  */
 import { b64uDecode, b64uEncode } from '../encoding';
 import { codeOf } from '../../errors';
-import type { ConformanceImplementation, RosterText } from './implementation';
+import type { RosterInput } from '../roster';
+import type { ConformanceImplementation } from './implementation';
 
 export const ATTACHMENT_CHUNK_ON_WIRE = 65_552;
 
@@ -100,7 +101,7 @@ function splitIntoPieces(data: Uint8Array): Uint8Array[] {
 
 const parseAgents = (agents: unknown) => (typeof agents === 'string' ? JSON.parse(agents) : agents);
 
-function rosterOf(c: VectorCase, agents = parseAgents(c.agents)): RosterText {
+function rosterOf(c: VectorCase, agents = parseAgents(c.agents)): RosterInput {
 	return { companyId: c.companyId, rosterVersion: c.rosterVersion, issuedAt: c.issuedAt, agents };
 }
 
@@ -211,7 +212,7 @@ const GROUPS: Record<string, GroupCheck> = {
 	},
 
 	async rosterValid(impl, c) {
-		const agents = parseAgents(c.agents) as RosterText['agents'];
+		const agents = parseAgents(c.agents) as RosterInput['agents'];
 		const orders = [agents, [...agents].reverse(), [...agents.slice(1), ...agents.slice(0, 1)]];
 		for (const order of orders) expectEqual('statement', await impl.rosterStatement(rosterOf(c, order)), c.statement);
 		expectEqual('signature', await impl.signRoster({ ...rosterOf(c), signingSecretKey: c.signingSecretKey }), c.signature);

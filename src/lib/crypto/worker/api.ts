@@ -6,13 +6,11 @@
 import { transfer } from 'comlink';
 import { b64uDecode } from '../encoding';
 import { checkEd25519SecretKey, fingerprintB64u, fingerprintDisplay, parseKeyFile } from '../keys';
-import { rosterStatement, verifyRoster } from '../roster';
-import { verifyRotation } from '../signatures';
+import { rosterStatement, verifyRoster, type RosterInput } from '../roster';
+import { verifyRotation, type RotationText } from '../signatures';
 import { fail } from '../../errors';
-import type { RosterInput } from '../roster';
 import { initCrypto } from '../sodium';
 import { requireId } from '../rules';
-import type { RosterText, RotationText } from '../vectors/implementation';
 import { backupFileName, formatBackup } from '../../keystore/backup';
 import { KeyStore, type OpenedKey } from '../../keystore/keystore';
 import type { Draft } from '../../keystore/drafts';
@@ -315,10 +313,10 @@ export function createWorkerApi(options: WorkerApiOptions = {}) {
 			}),
 
 		/** The exact roster statement (contract 6.7) the page shows before signing. */
-		rosterStatement: (roster: RosterText) => run(() => rosterStatement(roster)),
+		rosterStatement: (roster: RosterInput) => run(() => rosterStatement(roster)),
 
 		/** Checks a roster's signature with `signing.pub` (contract 6.7); throws SIGNATURE_INVALID. */
-		verifyRoster: (input: RosterText & { signature: string; signingPublicKey: string }) =>
+		verifyRoster: (input: RosterInput & { signature: string; signingPublicKey: string }) =>
 			run(() => verifyRoster(input, b64uDecode(input.signingPublicKey, 'signingPublicKey'))),
 
 		/** Checks a key rotation statement's signature with `signing.pub` (contract 6.6). */

@@ -5,7 +5,6 @@
  */
 import { proxy, transfer, wrap, type Remote } from 'comlink';
 import { ContractError } from '../../errors';
-import type { RosterText } from '../vectors/implementation';
 import type { PrivateEnvelope, PrivateRecordKind } from '../private-record';
 import type { CryptoWorkerApi } from './api';
 import type { Draft } from '../../keystore/drafts';
@@ -279,12 +278,12 @@ export class CryptoWorkerClient {
 	}
 
 	/** The exact roster statement (contract 6.7). */
-	rosterStatement(roster: RosterText): Promise<string> {
+	rosterStatement(roster: RosterInput): Promise<string> {
 		return this.call(() => this.remote.rosterStatement(roster));
 	}
 
 	/** Throws SIGNATURE_INVALID unless the roster's signature verifies with `signingPublicKey` (contract 6.7). */
-	verifyRoster(input: RosterText & { signature: string; signingPublicKey: string }): Promise<void> {
+	verifyRoster(input: RosterInput & { signature: string; signingPublicKey: string }): Promise<void> {
 		return this.call(() => this.remote.verifyRoster(input));
 	}
 

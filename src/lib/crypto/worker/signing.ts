@@ -5,8 +5,7 @@
  */
 import { b64uDecodeLength, b64uEncode } from '../encoding';
 import { rosterStatement, type RosterInput } from '../roster';
-import { rotationStatement, signStatement } from '../signatures';
-import type { RotationText } from '../vectors/implementation';
+import { rotationStatement, signStatement, type RotationText } from '../signatures';
 import type { HeldKey } from './session';
 import type { SignedStatement } from './types';
 

@@ -13,7 +13,7 @@ export type { AttachmentMeta, ContractCode, KeyInfo, KeyKind, SenderType };
 export type { Envelope } from '../message';
 export type { Wrap } from '../wrap';
 export type { RosterInput, RosterAgent } from '../roster';
-export type { RotationText } from '../vectors/implementation';
+export type { RotationText } from '../signatures';
 
 /** An unlocked key: the handle for operations that need its secret, and its public values. */
 export interface UnlockedKey extends KeyInfo {
