@@ -19,8 +19,8 @@ import {
 	sealConversationKey,
 	type AttachmentMeta
 } from '../../src/lib/crypto/index';
-import { attachmentPattern } from '../../src/lib/crypto/vectors/runner';
-import { chunkWorkerCount } from '../../src/lib/crypto/pipeline/browser-workers';
+import { attachmentPattern } from '../../src/lib/conformance/runner';
+import { chunkWorkerCount } from '../../src/lib/crypto-worker/pipeline/browser-workers';
 import type { CryptoHarness } from '../../src/routes/dev/crypto/harness';
 import globalSetup, { listenAsTestStorage } from '../support/global-setup';
 import { CHROMIUM_PATH } from '../support/prerequisites';

@@ -86,7 +86,7 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 		expect(inboxWorkers).toHaveLength(1);
 		for (const needle of harnessOnly) expect(text(inboxWorkers[0]).includes(needle), needle).toBe(false);
 		// Only the harness page (served with INBOX_TEST_PAGES=1 alone) starts the conformance worker.
-		const starters = scripts.filter((file) => !file.includes('/workers/') && text(file).includes('conformance-entry'));
+		const starters = scripts.filter((file) => !file.includes('/workers/') && text(file).includes('inbox-conformance'));
 		expect(starters).toHaveLength(1);
 		expect(text(starters[0])).toContain('cryptoHarness');
 		for (const file of scripts.filter((file) => !file.includes('/workers/') && file !== starters[0])) {

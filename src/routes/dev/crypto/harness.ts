@@ -5,10 +5,10 @@
  */
 import { b64uDecode, b64uEncode, hexEncode } from '$lib/crypto/encoding';
 import { ContractError } from '$lib/errors';
-import type { ConformanceImplementation } from '$lib/crypto/vectors/implementation';
-import { runConformance } from '$lib/crypto/vectors/runner';
-import { createConformanceWorker } from '$lib/crypto/worker/conformance-client';
-import { createCryptoWorker, type CryptoWorkerClient, type DecryptedAttachment, type HistoryItem } from '$lib/crypto/worker/client';
+import type { ConformanceImplementation } from '$lib/conformance/implementation';
+import { runConformance } from '$lib/conformance/runner';
+import { createConformanceWorker } from '$lib/conformance/worker-client';
+import { createCryptoWorker, type CryptoWorkerClient, type DecryptedAttachment, type HistoryItem } from '$lib/crypto-worker/client';
 import { requestPersistentStorage } from '$lib/keystore/persistence';
 
 export type Attempt<T> = { ok: true; value: T } | { ok: false; name: string; code?: string; message: string; contractError: boolean };
