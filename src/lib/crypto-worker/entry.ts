@@ -1,5 +1,5 @@
 /**
- * The crypto worker: a module Worker exposing the API of api.ts through comlink, with
+ * The crypto worker: a module Worker exposing the API of api/ through comlink, with
  * the transfer handler that keeps `ContractError` codes.
  */
 import { expose } from 'comlink';
