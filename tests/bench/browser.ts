@@ -21,16 +21,10 @@ import {
 } from '../../src/lib/crypto/index';
 import { attachmentPattern } from '../../src/lib/conformance/runner';
 import { chunkWorkerCount } from '../../src/lib/crypto-worker/pipeline/browser-workers';
-import type { CryptoHarness } from '../../src/routes/dev/crypto/harness';
 import globalSetup, { listenAsTestStorage } from '../support/global-setup';
+import { openHarness } from '../support/harness';
 import { CHROMIUM_PATH } from '../support/prerequisites';
 import { HeapProbe } from './heap';
-
-declare global {
-	interface Window {
-		cryptoHarness: CryptoHarness;
-	}
-}
 
 const SIZE = 26_214_400;
 const RUNS = 7;
@@ -146,8 +140,7 @@ async function main(): Promise<void> {
 	});
 	try {
 		const page = await browser.newPage();
-		await page.goto(`${process.env.INBOX_URL}/dev/crypto`);
-		await page.waitForFunction(() => 'cryptoHarness' in window);
+		await openHarness(page);
 
 		const check = await page.evaluate(([url, m]) => window.cryptoHarness.decryptFromUrl(url, m), [storage.url, meta] as const);
 		if (!check.ok || check.size !== SIZE) throw new Error(`the streamed decryption does not work: ${JSON.stringify(check).slice(0, 300)}`);
@@ -162,7 +155,7 @@ async function main(): Promise<void> {
 			if (run > 0) inMemory.push(milliseconds);
 		}
 
-		const probe = await HeapProbe.attach(browser, '/dev/crypto');
+		const probe = await HeapProbe.attach(browser, page.url());
 		const { peakGrowth } = await probe.peakGrowthDuring(() =>
 			page.evaluate(([url, m]) => window.cryptoHarness.decryptFromUrl(url, m, { digest: false }), [storage.url, meta] as const)
 		);

@@ -1,28 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { byteStream } from '$test-support/byte-stream';
 import { PIECE_BYTES, pumpPieces } from './stream-pump';
 
 const data = Uint8Array.from({ length: 1_500_000 }, (_, i) => (i * 13) & 255);
-
-/** A byte stream like a fetch body: it hands out whatever fits the reader's buffer. */
-function byteStream(source: Uint8Array): ReadableStream<Uint8Array> {
-	let offset = 0;
-	return new ReadableStream({
-		type: 'bytes',
-		pull(controller) {
-			const request = controller.byobRequest!;
-			const view = request.view as Uint8Array;
-			const length = Math.min(view.byteLength, source.length - offset, 50_000);
-			if (length === 0) {
-				controller.close();
-				request.respond(0);
-				return;
-			}
-			view.set(source.subarray(offset, offset + length));
-			offset += length;
-			request.respond(length);
-		}
-	});
-}
 
 /** A worker stand-in that keeps the bytes and hands each buffer back, as the real one does. */
 function receiver() {
@@ -44,7 +24,7 @@ describe('pumping a download to the worker', () => {
 	it('reads a byte stream into a small pool of reused buffers, each filled whole, and sends every byte in order', async () => {
 		const { send, received, sizes } = receiver();
 		let sent = 0;
-		const { buffersAllocated } = await pumpPieces(byteStream(data), send, (bytes) => (sent += bytes));
+		const { buffersAllocated } = await pumpPieces(byteStream(data, 50_000), send, (bytes) => (sent += bytes));
 		expect(Buffer.compare(received(), data)).toBe(0);
 		expect(sent).toBe(data.length);
 		// reads of at most 50,000 bytes gathered into pieces of 256 KiB; the pool of 4 is refilled, never grown
@@ -56,7 +36,7 @@ describe('pumping a download to the worker', () => {
 	it('a byte stream that ends at a piece boundary sends no empty piece', async () => {
 		const { send, received, sizes } = receiver();
 		const exact = data.subarray(0, 2 * PIECE_BYTES);
-		await pumpPieces(byteStream(exact), send, () => undefined);
+		await pumpPieces(byteStream(exact, 50_000), send, () => undefined);
 		expect(sizes()).toEqual([PIECE_BYTES, PIECE_BYTES]);
 		expect(Buffer.compare(received(), exact)).toBe(0);
 	});
@@ -125,7 +105,7 @@ describe('pumping a download to the worker', () => {
 			return structuredClone(piece.buffer, { transfer: [piece.buffer as ArrayBuffer] }) as ArrayBuffer;
 		};
 		let sent = 0;
-		await pumpPieces(byteStream(data), send, (bytes) => (sent += bytes));
+		await pumpPieces(byteStream(data, 50_000), send, (bytes) => (sent += bytes));
 		expect(sent).toBe(data.length);
 		expect(most).toBe(4);
 	});
@@ -133,7 +113,7 @@ describe('pumping a download to the worker', () => {
 	it('grows the pool when the worker keeps a buffer instead of handing it back', async () => {
 		const { send, received } = receiver();
 		const { buffersAllocated } = await pumpPieces(
-			byteStream(data),
+			byteStream(data, 50_000),
 			async (piece) => (await send(piece), new ArrayBuffer(0)),
 			() => undefined
 		);
@@ -144,7 +124,7 @@ describe('pumping a download to the worker', () => {
 	it('does not reuse a buffer the worker hands back at another size: every piece of a byte stream is still 256 KiB', async () => {
 		const { send, received, sizes } = receiver();
 		const { buffersAllocated } = await pumpPieces(
-			byteStream(data),
+			byteStream(data, 50_000),
 			async (piece) => (await send(piece), new ArrayBuffer(1000)),
 			() => undefined
 		);
