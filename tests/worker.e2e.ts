@@ -20,8 +20,8 @@ import {
 	type AttachmentMeta,
 	type Envelope
 } from '../src/lib/crypto/index';
-import { attachmentPattern, conformanceCases, type ConformanceReport } from '../src/lib/crypto/vectors/runner';
-import type { AttachmentInfo } from '../src/lib/crypto/worker/types';
+import { attachmentPattern, conformanceCases, type ConformanceReport } from '../src/lib/conformance/runner';
+import type { AttachmentInfo } from '../src/lib/crypto-worker/types';
 import { listenAsTestStorage } from './support/global-setup';
 import { call, failureCode, openHarness, succeed } from './support/harness';
 

@@ -4,8 +4,8 @@
  * Exit 0 when every case passes, 1 when one fails, 2 when the file cannot be read or used.
  */
 import { readFile } from 'node:fs/promises';
-import { coreImplementation } from '../lib/crypto/vectors/implementation';
-import { runConformance, type ConformanceReport } from '../lib/crypto/vectors/runner';
+import { coreImplementation } from '../lib/conformance/implementation';
+import { runConformance, type ConformanceReport } from '../lib/conformance/runner';
 import { sodiumHmacSha256 } from '../lib/crypto/hmac';
 import { nodeHmacSha256 } from '../lib/server/hmac';
 

@@ -77,7 +77,7 @@ const INBOX_STATUS = {
 } as const;
 
 /**
- * Codes of the browser's key store and crypto worker (src/lib/keystore, src/lib/crypto/worker). The
+ * Codes of the browser's key store and crypto worker (src/lib/keystore, src/lib/crypto-worker). The
  * contract does not name these conditions; they never travel on the wire.
  */
 export const KEYSTORE_CODES = [

@@ -19,18 +19,12 @@ import {
 	sealConversationKey,
 	type AttachmentMeta
 } from '../../src/lib/crypto/index';
-import { attachmentPattern } from '../../src/lib/crypto/vectors/runner';
-import { chunkWorkerCount } from '../../src/lib/crypto/pipeline/browser-workers';
-import type { CryptoHarness } from '../../src/routes/dev/crypto/harness';
+import { attachmentPattern } from '../../src/lib/conformance/runner';
+import { chunkWorkerCount } from '../../src/lib/crypto-worker/pipeline/browser-workers';
 import globalSetup, { listenAsTestStorage } from '../support/global-setup';
+import { openHarness } from '../support/harness';
 import { CHROMIUM_PATH } from '../support/prerequisites';
 import { HeapProbe } from './heap';
-
-declare global {
-	interface Window {
-		cryptoHarness: CryptoHarness;
-	}
-}
 
 const SIZE = 26_214_400;
 const RUNS = 7;
@@ -124,11 +118,97 @@ async function historyFixture(page: Page) {
 	return { conversationId, items };
 }
 
+/** The median over `RUNS` decryptions of the in-memory ciphertext, after one warm-up, by the page's worker or one of `chunkWorkers`. */
+async function inMemoryMedian(page: Page, meta: AttachmentMeta, chunkWorkers?: number): Promise<number> {
+	const samples: number[] = [];
+	for (let run = 0; run <= RUNS; run++) {
+		const { milliseconds } = await page.evaluate(([m, count]) => window.cryptoHarness.decryptFromMemory(m, count), [
+			meta,
+			chunkWorkers
+		] as const);
+		if (run > 0) samples.push(milliseconds);
+	}
+	return median(samples);
+}
+
+/** The history page decrypted in the worker, round trip included, and its items sent over and refused (the transport alone); 3 warm-up runs each. */
+async function historyRoundTrips(page: Page) {
+	const history = await historyFixture(page);
+	const timed = await page.evaluate(([id, items, runs]) => window.cryptoHarness.timeHistory(id, items, runs), [
+		history.conversationId,
+		history.items,
+		HISTORY_RUNS + 3
+	] as const);
+	if (timed.failures) throw new Error(`${timed.failures} history items failed to decrypt`);
+	const transportOnly = await page.evaluate(([items, runs]) => window.cryptoHarness.timeTransportOnly(items, runs), [
+		history.items,
+		HISTORY_RUNS + 3
+	] as const);
+	return { timings: timed.timings.slice(3), transportOnly: transportOnly.slice(3) };
+}
+
+interface Figures {
+	chromium: string;
+	cores: number;
+	loopback: Awaited<ReturnType<typeof downloadVersusDecrypt>>;
+	paced: Awaited<ReturnType<typeof downloadVersusDecrypt>>;
+	/** Median ms per file, by the page's worker. */
+	inMemory: number;
+	scaling: Array<{ workers: number; milliseconds: number }>;
+	peakGrowth: number;
+	history: Awaited<ReturnType<typeof historyRoundTrips>>;
+}
+
+function report({ chromium, cores, loopback, paced, inMemory, scaling, peakGrowth, history }: Figures): void {
+	const ciphertextBytes = attachmentCiphertextLength(SIZE);
+	const throughput = ciphertextBytes / MiB / (inMemory / 1000);
+	const heapRatio = peakGrowth / SIZE;
+	const historyMedian = median(history.timings);
+	const rate = (milliseconds: number) => `${(ciphertextBytes / MiB / (milliseconds / 1000)).toFixed(0)} MiB/s`;
+	const line = (label: string, value: string, target?: { text: string; met: boolean }) =>
+		console.log(`${label.padEnd(54)}${value}${target ? `   target ${target.text}: ${target.met ? 'met' : 'MISSED'}` : ''}`);
+	console.log(
+		`\nBrowser benchmark: Chromium ${chromium}, ${cores} cores (navigator.hardwareConcurrency), 25 MiB attachment (${SIZE} bytes plaintext, ${ciphertextBytes} bytes ciphertext)\n`
+	);
+	for (const [title, figures] of [
+		[`local server at loopback speed, median of ${RUNS} runs`, loopback],
+		[`local server paced at 200 Mbit/s, median of ${PACED_RUNS} runs`, paced]
+	] as const) {
+		console.log(title);
+		line('  (a) plain download', `${ms(figures.a)}   (${rate(figures.a)})`);
+		line('  (b) download + streamed decrypt + digest (worker)', `${ms(figures.b)}   (${rate(figures.b)})`);
+		line('      ratio b/a', (figures.b / figures.a).toFixed(2), { text: '<= 1.5', met: figures.b / figures.a <= 1.5 });
+		const floor = figures.cpu.b / availableParallelism();
+		line(
+			'  CPU time per run, all processes: (a), (b)',
+			`${ms(figures.cpu.a)}, ${ms(figures.cpu.b)}: (b) takes >= ${ms(floor)} on ${availableParallelism()} cores = ${(floor / figures.a).toFixed(2)}x (a)`
+		);
+	}
+	line(
+		`worker throughput, in memory (default: ${chunkWorkerCount(cores)} chunk wkr)`,
+		`${throughput.toFixed(0)} MiB/s   (${ms(inMemory)} per file)`
+	);
+	for (const { workers, milliseconds } of scaling) {
+		line(`  with ${workers} chunk worker${workers === 1 ? '' : 's'}`, `${rate(milliseconds)}   (${ms(milliseconds)} per file)`);
+	}
+	line('peak JS heap growth during (b), page + worker', `${(peakGrowth / MiB).toFixed(1)} MiB = ${heapRatio.toFixed(2)}x the file`, {
+		text: '<= 1.2x',
+		met: heapRatio <= 1.2
+	});
+	line(
+		'1,000-envelope history page, worker round trip',
+		`median ${ms(historyMedian)}, min ${ms(Math.min(...history.timings))} over ${HISTORY_RUNS} runs`,
+		{ text: '<= 20 ms', met: historyMedian <= 20 }
+	);
+	line('  of which the items going over and a refusal back', `median ${ms(median(history.transportOnly))} (no decryption)`);
+	const load = loadavg().map((value) => value.toFixed(2));
+	console.log(`\nload average at the end: ${load.join(' ')} on ${availableParallelism()} cores (shared machines make these figures noisy)`);
+}
+
 async function main(): Promise<void> {
 	await initCrypto();
 	const attachmentId = 'att_browserBench01';
-	const plaintext = attachmentPattern(SIZE);
-	const encryption = encryptAttachment(plaintext, { attachmentId });
+	const encryption = encryptAttachment(attachmentPattern(SIZE), { attachmentId });
 	const meta: AttachmentMeta = buildAttachmentMeta({
 		attachmentId,
 		name: 'bench.bin',
@@ -136,7 +216,6 @@ async function main(): Promise<void> {
 		size: SIZE,
 		encryption
 	});
-	const ciphertextBytes = attachmentCiphertextLength(SIZE);
 
 	const stopStack = await globalSetup();
 	const storage = await serveCiphertext(encryption.ciphertext);
@@ -146,8 +225,7 @@ async function main(): Promise<void> {
 	});
 	try {
 		const page = await browser.newPage();
-		await page.goto(`${process.env.INBOX_URL}/dev/crypto`);
-		await page.waitForFunction(() => 'cryptoHarness' in window);
+		await openHarness(page);
 
 		const check = await page.evaluate(([url, m]) => window.cryptoHarness.decryptFromUrl(url, m), [storage.url, meta] as const);
 		if (!check.ok || check.size !== SIZE) throw new Error(`the streamed decryption does not work: ${JSON.stringify(check).slice(0, 300)}`);
@@ -156,13 +234,9 @@ async function main(): Promise<void> {
 		const paced = await downloadVersusDecrypt(page, storage.pacedUrl, meta, PACED_RUNS);
 
 		await page.evaluate((url) => window.cryptoHarness.fetchIntoMemory(url), storage.url);
-		const inMemory: number[] = [];
-		for (let run = 0; run <= RUNS; run++) {
-			const { milliseconds } = await page.evaluate((m) => window.cryptoHarness.decryptFromMemory(m), meta as unknown);
-			if (run > 0) inMemory.push(milliseconds);
-		}
+		const inMemory = await inMemoryMedian(page, meta);
 
-		const probe = await HeapProbe.attach(browser, '/dev/crypto');
+		const probe = await HeapProbe.attach(browser, page.url());
 		const { peakGrowth } = await probe.peakGrowthDuring(() =>
 			page.evaluate(([url, m]) => window.cryptoHarness.decryptFromUrl(url, m, { digest: false }), [storage.url, meta] as const)
 		);
@@ -170,82 +244,12 @@ async function main(): Promise<void> {
 
 		// After the heap probe: the extra workers started here must not be among the targets it measures.
 		const scaling: Array<{ workers: number; milliseconds: number }> = [];
-		for (const workers of SCALING_WORKERS) {
-			const samples: number[] = [];
-			for (let run = 0; run <= RUNS; run++) {
-				const { milliseconds } = await page.evaluate(([m, count]) => window.cryptoHarness.decryptFromMemory(m, count), [
-					meta,
-					workers
-				] as const);
-				if (run > 0) samples.push(milliseconds);
-			}
-			scaling.push({ workers, milliseconds: median(samples) });
-		}
+		for (const workers of SCALING_WORKERS) scaling.push({ workers, milliseconds: await inMemoryMedian(page, meta, workers) });
 		await page.evaluate(() => window.cryptoHarness.stopScalingWorkers());
 		const cores = await page.evaluate(() => navigator.hardwareConcurrency);
 
-		const history = await historyFixture(page);
-		const timed = await page.evaluate(([id, items, runs]) => window.cryptoHarness.timeHistory(id, items, runs), [
-			history.conversationId,
-			history.items,
-			HISTORY_RUNS + 3
-		] as const);
-		if (timed.failures) throw new Error(`${timed.failures} history items failed to decrypt`);
-		const historyTimings = timed.timings.slice(3);
-		const transportOnly = (
-			await page.evaluate(([items, runs]) => window.cryptoHarness.timeTransportOnly(items, runs), [
-				history.items,
-				HISTORY_RUNS + 3
-			] as const)
-		).slice(3);
-
-		const throughput = ciphertextBytes / MiB / (median(inMemory) / 1000);
-		const heapRatio = peakGrowth / SIZE;
-		const historyMedian = median(historyTimings);
-		const rate = (milliseconds: number) => `${(ciphertextBytes / MiB / (milliseconds / 1000)).toFixed(0)} MiB/s`;
-		const line = (label: string, value: string, target?: { text: string; met: boolean }) =>
-			console.log(`${label.padEnd(54)}${value}${target ? `   target ${target.text}: ${target.met ? 'met' : 'MISSED'}` : ''}`);
-		console.log(
-			`\nBrowser benchmark: Chromium ${browser.version()}, ${cores} cores (navigator.hardwareConcurrency), 25 MiB attachment (${SIZE} bytes plaintext, ${ciphertextBytes} bytes ciphertext)\n`
-		);
-		for (const [title, figures] of [
-			[`local server at loopback speed, median of ${RUNS} runs`, loopback],
-			[`local server paced at 200 Mbit/s, median of ${PACED_RUNS} runs`, paced]
-		] as const) {
-			console.log(title);
-			line('  (a) plain download', `${ms(figures.a)}   (${rate(figures.a)})`);
-			line('  (b) download + streamed decrypt + digest (worker)', `${ms(figures.b)}   (${rate(figures.b)})`);
-			line('      ratio b/a', (figures.b / figures.a).toFixed(2), { text: '<= 1.5', met: figures.b / figures.a <= 1.5 });
-			const floor = figures.cpu.b / availableParallelism();
-			line(
-				'  CPU time per run, all processes: (a), (b)',
-				`${ms(figures.cpu.a)}, ${ms(figures.cpu.b)}: (b) takes >= ${ms(floor)} on ${availableParallelism()} cores = ${(floor / figures.a).toFixed(2)}x (a)`
-			);
-		}
-		line(
-			`worker throughput, in memory (default: ${chunkWorkerCount(cores)} chunk wkr)`,
-			`${throughput.toFixed(0)} MiB/s   (${ms(median(inMemory))} per file)`
-		);
-		for (const { workers, milliseconds } of scaling) {
-			line(`  with ${workers} chunk worker${workers === 1 ? '' : 's'}`, `${rate(milliseconds)}   (${ms(milliseconds)} per file)`);
-		}
-		line('peak JS heap growth during (b), page + worker', `${(peakGrowth / MiB).toFixed(1)} MiB = ${heapRatio.toFixed(2)}x the file`, {
-			text: '<= 1.2x',
-			met: heapRatio <= 1.2
-		});
-		line(
-			'1,000-envelope history page, worker round trip',
-			`median ${ms(historyMedian)}, min ${ms(Math.min(...historyTimings))} over ${HISTORY_RUNS} runs`,
-			{
-				text: '<= 20 ms',
-				met: historyMedian <= 20
-			}
-		);
-		line('  of which the items going over and a refusal back', `median ${ms(median(transportOnly))} (no decryption)`);
-		const load = loadavg().map((value) => value.toFixed(2));
-		console.log(
-			`\nload average at the end: ${load.join(' ')} on ${availableParallelism()} cores (shared machines make these figures noisy)`
-		);
+		const history = await historyRoundTrips(page);
+		report({ chromium: browser.version(), cores, loopback, paced, inMemory, scaling, peakGrowth, history });
 	} finally {
 		await browser.close();
 		await storage.close();

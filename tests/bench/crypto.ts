@@ -25,9 +25,9 @@ import {
 	sealConversationKey,
 	type AttachmentMeta
 } from '../../src/lib/crypto/index';
-import { chunkWorkerCount } from '../../src/lib/crypto/pipeline/browser-workers';
-import { ParallelAttachmentDecryptor } from '../../src/lib/crypto/pipeline/parallel-attachment';
-import type { ChunkWorkerPool } from '../../src/lib/crypto/pipeline/pool';
+import { chunkWorkerCount } from '../../src/lib/crypto-worker/pipeline/browser-workers';
+import { ParallelAttachmentDecryptor } from '../../src/lib/crypto-worker/pipeline/parallel-attachment';
+import type { ChunkWorkerPool } from '../../src/lib/crypto-worker/pipeline/pool';
 import { nodeChunkWorkerPool } from '../support/node-chunk-workers';
 import { sodium } from '../../src/lib/crypto/sodium';
 

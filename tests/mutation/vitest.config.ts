@@ -11,6 +11,8 @@ export default defineConfig({
 	test: {
 		include: [
 			'src/lib/crypto/**/*.spec.ts',
+			'src/lib/crypto-worker/**/*.spec.ts',
+			'src/lib/conformance/**/*.spec.ts',
 			'src/lib/errors.spec.ts',
 			'src/lib/keystore/**/*.spec.ts',
 			'src/lib/server/{auth,http,proxy,webhooks,conversations,admin,keys}/**/*.spec.ts'

@@ -4,8 +4,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { initCrypto } from '../../src/lib/crypto/sodium';
-import { ChunkWorkerState } from '../../src/lib/crypto/pipeline/chunk-worker';
-import type { ToChunkWorker } from '../../src/lib/crypto/pipeline/protocol';
+import { ChunkWorkerState } from '../../src/lib/crypto-worker/pipeline/chunk-worker';
+import type { ToChunkWorker } from '../../src/lib/crypto-worker/pipeline/protocol';
 
 const port = parentPort!;
 const ready = initCrypto();

@@ -1,9 +1,9 @@
 /**
- * Playwright global setup: builds the production bundle once (unless SKIP_BUILD) and starts the stack the
- * end-to-end tests run against (src/cli/stack/stack.ts: simulator, registered company, configured inbox);
- * the URLs are passed to the tests through the environment. Besides the simulator's storage, its pages may
- * connect to one more local origin, `TEST_STORAGE_ORIGIN`, where tests serve stand-ins for the object
- * storage (`listenAsTestStorage`).
+ * Playwright global setup: builds the production bundle and the test pages once (unless SKIP_BUILD) and
+ * starts the stack the end-to-end tests run against (src/cli/stack/stack.ts: simulator, registered
+ * company, configured inbox) and the test pages' server (test-pages.ts); the URLs are passed to the tests
+ * through the environment. Besides the simulator's storage, the pages may connect to one more local
+ * origin, `TEST_STORAGE_ORIGIN`, where tests serve stand-ins for the object storage (`listenAsTestStorage`).
  */
 import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -13,23 +13,30 @@ import { ensureBuild } from '../../src/cli/stack/build';
 import { freePort } from '../../src/cli/stack/processes';
 import { startStack } from '../../src/cli/stack/stack';
 import { seedPgliteDataDir } from './pglite-template';
+import { ensureTestPages, serveTestPages } from './test-pages';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
-	if (!process.env.SKIP_BUILD) await ensureBuild();
+	if (!process.env.SKIP_BUILD) {
+		await ensureBuild();
+		await ensureTestPages();
+	}
 	const dataDir = mkdtempSync(join(tmpdir(), 'inbox-e2e-'));
 	const simPort = await freePort();
 	const testStorage = `http://127.0.0.1:${await freePort()}`;
+	const storageOrigins = [`http://127.0.0.1:${simPort}`, testStorage];
 	const stack = await startStack({
 		dataDir,
 		simPort,
 		prepare: () => seedPgliteDataDir(dataDir),
-		// the browser test harness pages under /dev (src/routes/dev)
-		inboxEnv: { INBOX_TEST_PAGES: '1', STORAGE_ORIGINS: `http://127.0.0.1:${simPort} ${testStorage}` }
+		inboxEnv: { STORAGE_ORIGINS: storageOrigins.join(' ') }
 	});
+	const testPages = await serveTestPages(storageOrigins);
 	process.env.TEST_STORAGE_ORIGIN = testStorage;
 	process.env.INBOX_URL = stack.inbox.url;
 	process.env.SIM_URL = stack.simUrl;
+	process.env.TEST_PAGES_URL = testPages.url;
 	return async () => {
+		await testPages.close();
 		await stack.stop();
 	};
 }

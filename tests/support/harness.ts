@@ -1,9 +1,10 @@
 /**
- * The crypto harness page (src/routes/dev/crypto) in a Playwright page, for the worker and key store
- * tests: opening it, and calling the worker client with outcomes that keep the ContractError code.
+ * The crypto worker's test page (tests/pages/crypto, served by the global setup) in a Playwright page,
+ * for the worker and key store tests: opening it, and calling the worker client with outcomes that keep
+ * the ContractError code.
  */
 import { expect, type Page } from '@playwright/test';
-import type { CryptoHarness } from '../../src/routes/dev/crypto/harness';
+import type { CryptoHarness } from '../pages/crypto/harness';
 
 declare global {
 	interface Window {
@@ -11,8 +12,14 @@ declare global {
 	}
 }
 
+/** Where the test page is: the test pages' server started by the global setup. */
+export function harnessUrl(): string {
+	if (!process.env.TEST_PAGES_URL) throw new Error('TEST_PAGES_URL is not set: run through the global setup');
+	return `${process.env.TEST_PAGES_URL}/crypto/`;
+}
+
 export async function openHarness(page: Page): Promise<void> {
-	await page.goto('/dev/crypto');
+	await page.goto(harnessUrl());
 	await page.waitForFunction(
 		() => 'cryptoHarness' in window || document.querySelector('[data-testid=status]')?.textContent?.startsWith('failed')
 	);

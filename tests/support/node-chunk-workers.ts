@@ -3,7 +3,7 @@
  * so Vitest and `npm run bench:crypto` drive the same pool and pipeline in Node.
  */
 import { Worker } from 'node:worker_threads';
-import { ChunkWorkerPool, type StartChunkWorker } from '../../src/lib/crypto/pipeline/pool';
+import { ChunkWorkerPool, type StartChunkWorker } from '../../src/lib/crypto-worker/pipeline/pool';
 
 const ENTRY = new URL('./chunk-worker-thread.mjs', import.meta.url);
 

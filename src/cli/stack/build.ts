@@ -15,11 +15,11 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const ROOT = process.cwd();
 const STAMP = join(ROOT, 'build', '.inbox-build-hash');
-const CACHE = join(ROOT, 'node_modules', '.cache', 'inbox-tests');
-const LOCK = join(CACHE, 'build.lock');
+/** Where the tests keep what they build and reuse between runs. */
+export const CACHE = join(ROOT, 'node_modules', '.cache', 'inbox-tests');
 const INPUTS = ['src', 'static', 'svelte.config.js', 'vite.config.ts', 'package.json', 'tsconfig.json'];
 
-function sourceHash(): string {
+function sourceHash(inputs: readonly string[]): string {
 	const hash = createHash('sha256');
 	const visit = (path: string) => {
 		if (!existsSync(path)) return;
@@ -31,29 +31,54 @@ function sourceHash(): string {
 		hash.update(relative(ROOT, path));
 		hash.update(readFileSync(path));
 	};
-	for (const input of INPUTS) visit(join(ROOT, input));
+	for (const input of inputs) visit(join(ROOT, input));
 	return hash.digest('hex');
 }
 
-const isFresh = (hash: string) => existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash;
+const isFresh = (stamp: string, hash: string) => existsSync(stamp) && readFileSync(stamp, 'utf8') === hash;
 
-async function withLock<T>(work: () => Promise<T>): Promise<T> {
-	mkdirSync(join(LOCK, '..'), { recursive: true });
+async function withLock<T>(lock: string, work: () => Promise<T>): Promise<T> {
+	mkdirSync(join(lock, '..'), { recursive: true });
 	for (;;) {
 		try {
-			mkdirSync(LOCK);
+			mkdirSync(lock);
 			break;
 		} catch {
 			// Another build runs; a lock older than 10 minutes belonged to a process that died.
-			const lock = statSync(LOCK, { throwIfNoEntry: false });
-			if (lock && Date.now() - lock.mtimeMs > 600_000) rmSync(LOCK, { recursive: true, force: true });
+			const held = statSync(lock, { throwIfNoEntry: false });
+			if (held && Date.now() - held.mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true });
 			await new Promise((resolve) => setTimeout(resolve, 500));
 		}
 	}
 	try {
 		return await work();
 	} finally {
-		rmSync(LOCK, { recursive: true, force: true });
+		rmSync(lock, { recursive: true, force: true });
+	}
+}
+
+/**
+ * Runs `build` unless `stamp` holds the hash of `inputs` (paths under the project, specs left out) as
+ * they are now, then writes it there; under the lock `name`, so that parallel test files and Playwright
+ * share one build.
+ */
+export async function buildOnce(name: string, inputs: readonly string[], stamp: string, build: () => Promise<void>): Promise<void> {
+	if (isFresh(stamp, sourceHash(inputs))) return;
+	await withLock(join(CACHE, `${name}.lock`), async () => {
+		const hash = sourceHash(inputs);
+		if (isFresh(stamp, hash)) return;
+		await build();
+		writeFileSync(stamp, hash);
+	});
+}
+
+/** `vite build` with `args`; its output comes with the error when it fails. */
+export async function viteBuild(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+	try {
+		await run('npx', ['vite', 'build', ...args], { cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024 });
+	} catch (error) {
+		const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+		throw new Error(`vite build failed:\n${stdout ?? ''}\n${stderr ?? ''}`);
 	}
 }
 
@@ -88,26 +113,19 @@ export async function buildSecrets(): Promise<BuildSecrets> {
 	return secrets;
 }
 
-/** Builds `build/` unless it was built from the current sources; the build runs with production secrets in its environment. */
+/**
+ * Builds `build/` (`npm run build`, nothing more: no test page) unless it was built from the current
+ * sources; the build runs with production secrets in its environment.
+ */
 export async function ensureBuild(): Promise<void> {
-	if (isFresh(sourceHash())) return;
-	await withLock(async () => {
-		const hash = sourceHash();
-		if (isFresh(hash)) return;
-		try {
-			// NODE_ENV is "test" inside Vitest, which would make Vite build the development flavour.
-			const env = {
-				...process.env,
-				...(await buildSecrets()),
-				NODE_ENV: 'production',
-				SERVICE_BASE_URL: 'https://api.example.com',
-				ORIGIN: 'https://inbox.example.com'
-			};
-			await run('npx', ['vite', 'build'], { cwd: ROOT, env, maxBuffer: 64 * 1024 * 1024 });
-		} catch (error) {
-			const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-			throw new Error(`vite build failed:\n${stdout ?? ''}\n${stderr ?? ''}`);
-		}
-		writeFileSync(STAMP, hash);
+	await buildOnce('build', INPUTS, STAMP, async () => {
+		// NODE_ENV is "test" inside Vitest, which would make Vite build the development flavour.
+		await viteBuild([], {
+			...process.env,
+			...(await buildSecrets()),
+			NODE_ENV: 'production',
+			SERVICE_BASE_URL: 'https://api.example.com',
+			ORIGIN: 'https://inbox.example.com'
+		});
 	});
 }

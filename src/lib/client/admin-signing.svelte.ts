@@ -5,7 +5,7 @@
  * the server holds. The page holds a handle; the secret is never uploaded and never on the main thread.
  */
 import { ContractError } from '../errors';
-import type { KeyInfo, UnlockedKey } from '../crypto/worker/types';
+import type { KeyInfo, UnlockedKey } from '../crypto-worker/types';
 import { getSigningPublicKey, type SigningPublicKey } from './admin';
 import { session } from './session.svelte';
 

@@ -6,9 +6,9 @@
  */
 import { attachmentCiphertextLength } from '../crypto/attachment';
 import { MAX_ATTACHMENT_SIZE, MAX_NAME_UTF16 } from '../crypto/attachment-meta';
-import type { AttachmentInfo } from '../crypto/worker/types';
+import type { AttachmentInfo } from '../crypto-worker/types';
 import { ContractError } from '../errors';
-import type { CryptoWorkerClient } from '../crypto/worker/client';
+import type { CryptoWorkerClient } from '../crypto-worker/client';
 import { v1, type UploadRecord } from '../wire/v1';
 import { newIdempotencyKey } from './http';
 import { v1Call } from './proxy';

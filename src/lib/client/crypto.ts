@@ -3,7 +3,7 @@
  * keys live in that account's own key store, and terminated on sign-out, which wipes every secret.
  * libsodium never loads on the main thread.
  */
-import { createCryptoWorker, type CryptoWorkerClient } from '../crypto/worker/client';
+import { createCryptoWorker, type CryptoWorkerClient } from '../crypto-worker/client';
 
 let current: { accountId: string; client: CryptoWorkerClient } | null = null;
 

@@ -6,7 +6,7 @@
  */
 import pMap from 'p-map';
 import { getContext, setContext } from 'svelte';
-import type { CryptoWorkerClient } from '../crypto/worker/client';
+import type { CryptoWorkerClient } from '../crypto-worker/client';
 import { v1 } from '../wire/v1';
 import { getCompanyKey, getConversation, getTeam, listCannedReplies, listLabels } from './api';
 import { ConversationStore } from './conversations.svelte';

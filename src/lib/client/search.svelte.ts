@@ -4,7 +4,7 @@
  * what came after — one conversation at a time, with progress; conversations the agent can no longer
  * read are forgotten. The page sees results (snippets), never the index.
  */
-import type { CryptoWorkerClient } from '../crypto/worker/client';
+import type { CryptoWorkerClient } from '../crypto-worker/client';
 import type { SearchHit } from '../search/message-index';
 import { v1 } from '../wire/v1';
 import { v1Call } from './proxy';

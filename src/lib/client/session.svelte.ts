@@ -4,7 +4,7 @@
  * new one when this browser has none — and the lock on sign-out, on idle and when the session ends.
  */
 import { ContractError } from '../errors';
-import type { KeyInfo, UnlockedKey } from '../crypto/worker/types';
+import type { KeyInfo, UnlockedKey } from '../crypto-worker/types';
 import * as inbox from './api';
 import { cryptoFor, runningCrypto, stopCrypto } from './crypto';
 import { onUnauthenticated } from './http';

@@ -3,9 +3,9 @@
  * with their decrypted text or attachment meta, or the code of the failure in place; local sends with
  * their state. Pure functions: which items to decrypt, and merging pages without duplicates.
  */
-import type { AttachmentInfo } from '../crypto/worker/types';
+import type { AttachmentInfo } from '../crypto-worker/types';
 import type { ContractCode } from '../errors';
-import type { DecryptedItem, HistoryItem as WorkerHistoryItem } from '../crypto/worker/types';
+import type { DecryptedItem, HistoryItem as WorkerHistoryItem } from '../crypto-worker/types';
 import type { StoredMessage } from '../inbox-api/records';
 import type { TransferProgress } from './attachments';
 

@@ -7,7 +7,7 @@
  * returns or on a growing timer; one attempt at a time per send, so the service acts once.
  */
 import pMap from 'p-map';
-import type { AttachmentInfo } from '../crypto/worker/types';
+import type { AttachmentInfo } from '../crypto-worker/types';
 import { utf8Length } from '../crypto/encoding';
 import { ContractError } from '../errors';
 import { MAX_MESSAGE_TEXT_BYTES } from '../crypto/message';

@@ -11,7 +11,7 @@ import { Customer } from '$test-support/customer';
 import { ADMIN, AGENT, useStack } from '$test-support/integration';
 import { PageNetwork } from '$test-support/page-network';
 import { nodeChunkWorkerPool } from '$test-support/node-chunk-workers';
-import { createWorkerApi } from '../crypto/worker/api';
+import { createWorkerApi } from '../crypto-worker/api';
 import { createInvitation, getConversation, listStoredMessages, login, registerAgentKey } from './api';
 import { newIdempotencyKey } from './http';
 import { MessageAuthors } from './message-authors';

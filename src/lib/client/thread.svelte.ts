@@ -5,7 +5,7 @@
  * who else is here, the read receipt, typing and closing. Sending lives in thread-sender.ts.
  */
 import { ContractError } from '../errors';
-import type { CryptoWorkerClient } from '../crypto/worker/client';
+import type { CryptoWorkerClient } from '../crypto-worker/client';
 import { v1 } from '../wire/v1';
 import { composerBlockedReason, composerWarning, type KeyState } from './composer-state';
 import { explainError, explainMessageProblem } from './explain';

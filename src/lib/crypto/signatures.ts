@@ -51,6 +51,15 @@ export function verifyCompanyKeySignature(input: CompanyKeyStatementInput, signa
 	verifyStatement(companyKeyStatement(input), signature, platformPublicKey);
 }
 
+/** The rotation statement's fields as they cross the worker boundary and stand in the vectors: keys in b64u. */
+export interface RotationText {
+	companyId: string;
+	fromKeyVersion: number;
+	fromPublicKey: string;
+	toKeyVersion: number;
+	toPublicKey: string;
+}
+
 export interface RotationInput {
 	companyId: string;
 	fromKeyVersion: number;

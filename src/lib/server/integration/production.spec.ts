@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedPgliteDataDir } from '$test-support/databases';
@@ -77,21 +77,29 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 		}
 	});
 
-	it('the inbox’s crypto worker takes handles, never raw keys: the conformance harness is only the test page’s', () => {
-		const scripts = filesUnder(join(process.cwd(), 'build', 'client')).filter((file) => file.endsWith('.js'));
-		const text = (file: string) => readFileSync(file, 'utf8');
-		// Methods of the vectors' interface that take secret keys from the page.
-		const harnessOnly = ['signingSecretKey', 'keyPairFromSeed'];
-		const inboxWorkers = scripts.filter((file) => /workers\/entry-[^/]+\.js$/.test(file));
+	it('ships no test page: no conformance harness, no /dev page; the inbox’s crypto worker takes handles, never raw keys', async () => {
+		const build = join(process.cwd(), 'build');
+		const files = filesUnder(build).map((file) => relative(build, file));
+		const text = (file: string) => readFileSync(join(build, file), 'utf8');
+		const scripts = files.filter((file) => file.endsWith('.js'));
+		const inboxWorkers = scripts.filter((file) => /^client\/_app\/immutable\/workers\/entry-[^/]+\.js$/.test(file));
 		expect(inboxWorkers).toHaveLength(1);
-		for (const needle of harnessOnly) expect(text(inboxWorkers[0]).includes(needle), needle).toBe(false);
-		// Only the harness page (served with INBOX_TEST_PAGES=1 alone) starts the conformance worker.
-		const starters = scripts.filter((file) => !file.includes('/workers/') && text(file).includes('conformance-entry'));
-		expect(starters).toHaveLength(1);
-		expect(text(starters[0])).toContain('cryptoHarness');
-		for (const file of scripts.filter((file) => !file.includes('/workers/') && file !== starters[0])) {
-			for (const needle of harnessOnly) expect(text(file).includes(needle), `${needle} in ${file}`).toBe(false);
+		expect(text(inboxWorkers[0])).toContain('inbox-chunks');
+		expect(files.filter((file) => /conformance|harness|(^|\/)dev\//i.test(file))).toEqual([]);
+		// The conformance worker and the crypto worker's test page (tests/pages/crypto) are in no script, client or
+		// server; no page script takes secret keys as the vectors' interface does (signingSecretKey, keyPairFromSeed).
+		for (const file of scripts) {
+			const needles = ['inbox-conformance', 'cryptoHarness', 'dumpIndexedDb'];
+			if (file.startsWith('client/')) needles.push('signingSecretKey', 'keyPairFromSeed');
+			for (const needle of needles) expect(text(file).includes(needle), `${needle} in ${file}`).toBe(false);
 		}
+		// No route of the build is a test page: its manifest names every route by id.
+		const manifests = files.filter((file) => /^server\/chunks\/manifest\.js-[^/]+\.js$/.test(file));
+		expect(manifests).toHaveLength(1);
+		const routeIds = [...text(manifests[0]).matchAll(/\bid: "([^"]*)"/g)].map((match) => match[1]);
+		expect(routeIds).toContain('/viewer');
+		expect(routeIds.filter((id) => id.startsWith('/dev'))).toEqual([]);
+		expect((await fetch(`${inbox.url}/dev/crypto`)).status).toBe(404);
 	});
 
 	it('serves pages with a Content-Security-Policy without inline scripts, and the other security headers', async () => {

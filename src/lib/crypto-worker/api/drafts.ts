@@ -1,0 +1,34 @@
+/**
+ * The drafts part of the crypto worker's API (docs/crypto-worker.md "Drafts"): what the agent is writing
+ * in each conversation, sealed under the device key in the account's key store. Drafts are written and
+ * read only while the agent key is unlocked, so nothing lands after a lock.
+ */
+import type { Draft } from '../../keystore/drafts';
+import type { WorkerState } from './state';
+
+export interface DraftsApi {
+	/** Keeps the draft of a conversation, sealed under the device key; empty text removes it. */
+	saveDraft(conversationId: string, draft: Draft): Promise<void>;
+	/** The draft of a conversation, or null; `LOCKED` while the agent key is locked. */
+	loadDraft(conversationId: string): Promise<Draft | null>;
+	removeDraft(conversationId: string): Promise<void>;
+	/** Removes every draft of this account (sign-out). */
+	clearDrafts(): Promise<void>;
+}
+
+export function createDraftsApi(state: WorkerState): DraftsApi {
+	return {
+		saveDraft: (conversationId, draft) =>
+			state.run(() => {
+				state.session.requireUnlocked('agent');
+				return state.store.drafts.save(conversationId, draft);
+			}),
+		loadDraft: (conversationId) =>
+			state.run(() => {
+				state.session.requireUnlocked('agent');
+				return state.store.drafts.load(conversationId);
+			}),
+		removeDraft: (conversationId) => state.run(() => state.store.drafts.remove(conversationId)),
+		clearDrafts: () => state.run(() => state.store.drafts.clear())
+	};
+}
