@@ -2,8 +2,11 @@
  * The floor plan as rules (docs/architecture.md): who may import whom. `npm run check` runs them and
  * fails on any violation, so the plan in the docs and the code cannot drift apart.
  */
-/** Files that run on the server only, besides src/lib/server: the hooks, the routes' server files and the command line. */
-const SERVER_EDGE = '^src/(hooks\\.server\\.ts|routes/.+/\\+(server|page\\.server|layout\\.server)\\.ts|cli/)';
+/**
+ * Files that run on the server only, besides src/lib/server: the hooks, the routes' server files, the
+ * command line, and the build's configuration (which writes the server's entry).
+ */
+const SERVER_EDGE = '^(src/(hooks\\.server\\.ts|routes/.+/\\+(server|page\\.server|layout\\.server)\\.ts|cli/)|svelte\\.config\\.js$)';
 /** Tests and what only tests use. */
 const TEST_CODE = '(\\.(spec|e2e)\\.ts$|^tests/)';
 
