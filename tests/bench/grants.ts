@@ -80,7 +80,8 @@ async function main(): Promise<void> {
 				origin: 'http://127.0.0.1:1',
 				webhookProcessing: true,
 				storageOrigins: [new URL(simUrl).origin],
-				caps: DEFAULT_CAPS
+				caps: DEFAULT_CAPS,
+				metrics: { token: null, port: null, host: '127.0.0.1' }
 			},
 			{ log: quiet }
 		);

@@ -1,12 +1,15 @@
 /**
- * What `npm test` needs that npm does not bring: Debian's Chromium for the browser tests and
- * PostgreSQL's server binaries for the throwaway cluster of the PostgreSQL run. Installs them with
- * apt-get when missing (as root), or stops with a clear message.
+ * What `npm test` needs that npm does not bring: Debian's Chromium for the browser tests, PostgreSQL's
+ * server binaries for the throwaway cluster of the PostgreSQL run, Prometheus's `promtool` to check the
+ * metrics, and HAProxy for the cluster suite. Installs them with apt-get when missing (as root), or stops
+ * with a clear message.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const PROMTOOL_PATH = '/usr/bin/promtool';
+export const HAPROXY_PATH = '/usr/sbin/haproxy';
 
 /** The newest `/usr/lib/postgresql/<version>/bin` holding initdb, if any. */
 export function postgresBinDir(): string | undefined {
@@ -36,7 +39,7 @@ function aptInstall(packages: string[], why: string): void {
 			execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
 			aptUpdated = true;
 		}
-		execFileSync('apt-get', ['install', '-y', '-qq', ...packages], { stdio: 'inherit', env });
+		execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], { stdio: 'inherit', env });
 	} catch {
 		console.error(`Could not install ${packages.join(' ')}; install it by hand and run npm test again.`);
 		process.exit(1);
@@ -46,6 +49,8 @@ function aptInstall(packages: string[], why: string): void {
 export function ensurePrerequisites(): void {
 	if (!existsSync(CHROMIUM_PATH)) aptInstall(['chromium'], 'Chromium for the browser tests');
 	if (!postgresBinDir()) aptInstall(['postgresql'], 'PostgreSQL for the PostgreSQL test run');
+	if (!existsSync(PROMTOOL_PATH)) aptInstall(['prometheus'], "Prometheus's promtool to check the metrics");
+	if (!existsSync(HAPROXY_PATH)) aptInstall(['haproxy'], 'HAProxy for the cluster suite');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) ensurePrerequisites();

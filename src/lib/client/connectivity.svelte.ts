@@ -1,7 +1,7 @@
 /**
  * What the page knows of its connections (docs/inbox-api.md §11 "Connection and outbox"): whether
  * the inbox server answers, and whether the messaging service answers through the inbox's proxy,
- * learned from the page's own calls. While either is unreachable a probe asks again every few seconds;
+ * learned from the page's own calls and from what the server's live stream says of the service. While either is unreachable a probe asks again every few seconds;
  * when a connection returns, listeners hear it (the outbox sends what waited).
  */
 import { ContractError } from '../errors';
@@ -49,6 +49,13 @@ export class Connectivity {
 		const before = this.#server === 'reachable' && this.#service === 'reachable';
 		this.#server = 'reachable';
 		if (serviceAnswered !== null) this.#service = serviceAnswered ? 'reachable' : 'unreachable';
+		this.settle(before);
+	}
+
+	/** The server says whether it reaches the service (its live stream), before any call of the page fails. */
+	serviceReported(reachable: boolean): void {
+		const before = this.#server === 'reachable' && this.#service === 'reachable';
+		this.#service = reachable ? 'reachable' : 'unreachable';
 		this.settle(before);
 	}
 

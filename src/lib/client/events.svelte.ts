@@ -6,6 +6,7 @@
  * even when the browser still thinks it is open, so it is closed and opened again.
  */
 import { getSession } from './api';
+import { connectivity } from './connectivity.svelte';
 import type { ConversationNote } from '../inbox-api/records';
 import type { PresenceEvent } from './presence';
 import type { Conversation, StoredMessage } from './types';
@@ -85,8 +86,9 @@ export class LiveEvents {
 				handle(data);
 			});
 		on('ready', (data) => {
-			const seconds = (data as { heartbeatSeconds?: unknown } | null)?.heartbeatSeconds;
+			const { heartbeatSeconds: seconds, serviceReachable } = (data ?? {}) as { heartbeatSeconds?: unknown; serviceReachable?: unknown };
 			if (typeof seconds === 'number' && seconds > 0) this.heartbeatMs = seconds * 1000;
+			if (typeof serviceReachable === 'boolean') connectivity.serviceReported(serviceReachable);
 			this.heard();
 			this.attempt = 0;
 			this.status = 'live';
@@ -109,6 +111,10 @@ export class LiveEvents {
 		on('presence', (data) => this.handlers.presence(data as PresenceEvent));
 		on('labels.changed', () => this.handlers.labels());
 		on('heartbeat', () => undefined);
+		on('service.state', (data) => {
+			const reachable = (data as { reachable?: unknown } | null)?.reachable;
+			if (typeof reachable === 'boolean') connectivity.serviceReported(reachable);
+		});
 		on('resync', () => this.handlers.resync());
 		source.addEventListener('error', () => {
 			if (source.readyState === EventSource.CONNECTING) {

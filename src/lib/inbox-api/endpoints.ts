@@ -28,6 +28,7 @@ import type {
 	LabelColor,
 	MessageAuthor,
 	PendingInvite,
+	Readiness,
 	SessionInfo,
 	StoredMessagePage,
 	TeamMember,
@@ -120,8 +121,9 @@ export const INBOX_API = {
 	listPendingInvites: endpoint<{ data: PendingInvite[] }>()('GET', '/api/invites'),
 	showInvite: endpoint<Invitation>()('GET', '/api/invites/[inviteId]'),
 	revokeInvite: endpoint<void>()('DELETE', '/api/invites/[inviteId]'),
-	// §9 health
+	// §9 health and readiness
 	getHealth: endpoint<{ status: 'ok' }>()('GET', '/api/health'),
+	getReady: endpoint<Readiness>()('GET', '/api/ready'),
 	// §12 administration
 	listAccounts: endpoint<{ data: AccountView[] }>()('GET', '/api/admin/accounts'),
 	createAccount: endpoint<

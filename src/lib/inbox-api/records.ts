@@ -233,3 +233,16 @@ export interface Invitation extends InviteRecord {
 	/** `<inviteUrl>#s=…&fp=…` (contract 6.3). */
 	link: string;
 }
+
+/** Why a process is not ready for work (docs/operations.md "Readiness"). */
+export type UnreadyReason = 'draining' | 'database' | 'company_key_files';
+
+/** `GET /api/ready`: 200 when ready, 503 with the reasons otherwise (§9). */
+export interface Readiness {
+	status: 'ready' | 'unready';
+	reasons: UnreadyReason[];
+	/** The stored webhook events not processed yet and the oldest one's age; null when the database does not answer. */
+	queue: { depth: number; oldestAgeSeconds: number } | null;
+	/** Whether this process's last call to the service was answered (the service is shared: it does not make the process unready). */
+	service: 'reachable' | 'unreachable';
+}

@@ -39,8 +39,20 @@ describe('configuration from the environment', () => {
 			origin: 'https://inbox.example.com',
 			webhookProcessing: true,
 			storageOrigins: ['https://api.example.com'],
-			caps: { uploadsPerHour: 100, writesPerMinute: 240, streamsPerSession: 10, streamsPerAccount: 30 }
+			caps: { uploadsPerHour: 100, writesPerMinute: 240, streamsPerSession: 10, streamsPerAccount: 30 },
+			metrics: { token: null, port: null, host: '127.0.0.1' }
 		});
+	});
+
+	it('serves the metrics behind a bearer token of 32 characters or more, and on a port of their own', () => {
+		const token = 'm'.repeat(32);
+		expect(loadConfig({ ...valid, METRICS_TOKEN: token, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }).metrics).toEqual({
+			token,
+			port: 9464,
+			host: '0.0.0.0'
+		});
+		expect(() => loadConfig({ ...valid, METRICS_TOKEN: 'short' })).toThrow('METRICS_TOKEN must be 32 to 256 printable characters');
+		expect(() => loadConfig({ ...valid, METRICS_PORT: '99999' })).toThrow('METRICS_PORT must be an integer from 1 to 65535, got "99999"');
 	});
 
 	it('reads the caps per account, each a whole number from 1 (docs/operations.md "Caps per account")', () => {

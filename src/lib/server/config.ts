@@ -36,6 +36,11 @@ export interface InboxConfig {
 	storageOrigins: string[];
 	/** What one account may spend of what the team shares (usage/caps.ts), from `CAP_*`. */
 	caps: UsageCaps;
+	/**
+	 * Where the Prometheus metrics are served (docs/operations.md "Metrics"): `/metrics` on the main port for
+	 * a request with `Authorization: Bearer <token>`, and/or a port of their own on `host`; neither when unset.
+	 */
+	metrics: { token: string | null; port: number | null; host: string };
 }
 
 export class ConfigError extends Error {
@@ -221,6 +226,21 @@ function readCaps(env: Env, problems: string[]): UsageCaps {
 	return caps;
 }
 
+/** `METRICS_TOKEN` (at least 32 characters), `METRICS_PORT` and `METRICS_HOST` (default 127.0.0.1). */
+function readMetrics(env: Env, problems: string[]): InboxConfig['metrics'] {
+	const token = env.METRICS_TOKEN || null;
+	if (token !== null && !/^[\x21-\x7e]{32,256}$/.test(token)) {
+		problems.push('METRICS_TOKEN must be 32 to 256 printable characters (a random bearer token for /metrics)');
+	}
+	let port: number | null = null;
+	if (env.METRICS_PORT) {
+		if (/^[0-9]{1,5}$/.test(env.METRICS_PORT) && Number(env.METRICS_PORT) >= 1 && Number(env.METRICS_PORT) <= 65535)
+			port = Number(env.METRICS_PORT);
+		else problems.push(`METRICS_PORT must be an integer from 1 to 65535, got ${JSON.stringify(env.METRICS_PORT)}`);
+	}
+	return { token, port, host: env.METRICS_HOST || '127.0.0.1' };
+}
+
 function readSwitch(name: string, value: string | undefined, fallback: boolean, problems: string[]): boolean {
 	if (value === undefined || value === '') return fallback;
 	if (value === 'on') return true;
@@ -264,6 +284,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	const webhookProcessing = readSwitch('WEBHOOK_PROCESSING', env.WEBHOOK_PROCESSING, true, problems);
 	const storageOrigins = readStorageOrigins(env.STORAGE_ORIGINS, serviceBaseUrl, problems);
 	const caps = readCaps(env, problems);
+	const metrics = readMetrics(env, problems);
 	if (problems.length) throw new ConfigError(problems);
 	return {
 		serviceBaseUrl,
@@ -279,7 +300,8 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 		origin,
 		webhookProcessing,
 		storageOrigins,
-		caps
+		caps,
+		metrics
 	};
 }
 

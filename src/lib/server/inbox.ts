@@ -26,6 +26,10 @@ import { startTeamClock, wakeSnoozed } from './conversations/lifecycle';
 import { convertPendingProfiles } from './conversations/pending-profiles';
 import { UpstreamClient } from './upstream/client';
 import { UsageCounter } from './usage/caps';
+import { observe } from './metrics';
+import { startMetricsServer } from './metrics-server';
+import { pendingQueue } from './db/webhook-events';
+import { runningGrantProgress } from './db/grant-jobs';
 import { WebhookProcessor } from './webhooks/processor';
 import { WebhookReceiver } from './webhooks/receiver';
 
@@ -103,13 +107,15 @@ async function openFoundation(config: InboxConfig, log: Logger, now: () => numbe
 }
 
 /** What talks to the service, and the background work: rewraps, grant jobs, webhook processing and the receiver. */
-function createWorkers(config: InboxConfig, { db, companyKeys, webhookSecrets }: Foundation, log: Logger, now: () => number) {
+function createWorkers(config: InboxConfig, { db, companyKeys, webhookSecrets }: Foundation, hub: LiveHub, log: Logger, now: () => number) {
 	const upstream = new UpstreamClient({
 		baseUrl: config.serviceBaseUrl,
 		apiKey: config.serviceApiKey,
 		signingSecret: () => webhookSecrets.signing(),
 		db,
-		now
+		now,
+		log,
+		onReachability: (reachable) => hub.announceServiceReachability(reachable)
 	});
 	const rewraps = new RewrapWorker({ db, upstream, companyKeys, now, log });
 	const grants = new GrantRunner({ db, upstream, companyKeys, now, log });
@@ -158,9 +164,14 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	await initCrypto();
 	const foundation = await openFoundation(config, log, now);
 	const { db, keyFiles, companyKeys, webhookSecrets } = foundation;
-	const { upstream, rewraps, grants, processor, receiver, storeInvitationProfiles } = createWorkers(config, foundation, log, now);
 	const hub = new LiveHub(db, log);
 	await hub.start();
+	const { upstream, rewraps, grants, processor, receiver, storeInvitationProfiles } = createWorkers(config, foundation, hub, log, now);
+	observe({
+		queue: () => pendingQueue(db, new Date(now())),
+		grantJobs: () => runningGrantProgress(db),
+		liveStreams: () => hub.streamCount
+	});
 	const sessions = await SessionResolver.start(db, now);
 	if (config.webhookProcessing) {
 		processor.start();
@@ -169,6 +180,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	}
 	const loginThrottle = new LoginThrottle(db);
 	const housekeeping = startHousekeeping(db, loginThrottle, storeInvitationProfiles, log, now);
+	const metricsServer = config.metrics.port ? await startMetricsServer(config.metrics.port, config.metrics.host, log) : null;
 	const passwords = new PasswordHasher();
 
 	let closing: Promise<void> | undefined;
@@ -213,6 +225,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		close: () =>
 			(closing ??= (async () => {
 				housekeeping.stop();
+				await metricsServer?.close();
 				await sessions.stop();
 				await drain();
 				await webhookSecrets.stop();

@@ -42,6 +42,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 	'/api/session': { GET: 'session', POST: 'anonymous', DELETE: 'anonymous' },
 	'/api/join': { POST: 'anonymous' },
 	'/api/health': { GET: 'anonymous' },
+	'/api/ready': { GET: 'anonymous' },
 	'/api/agent-key': { PUT: 'session' },
 	'/api/company': { GET: 'session' },
 	'/api/team': { GET: 'session' },
@@ -95,6 +96,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 	'/api/admin/webhook-secret/rotation': { POST: 'admin' },
 	// signed with the webhook secret (contract 5.2): the receiver checks the HMAC before anything else
 	'/webhooks/service': { POST: 'anonymous' },
+	// behind the bearer token of METRICS_TOKEN, which the route checks (docs/operations.md "Metrics")
+	'/metrics': { GET: 'anonymous' },
 	// the PDF preview's frame and pdf.js for it (pdf-frame.ts): public files, asked for by a frame without an origin
 	'/pdf-frame.html': { GET: 'anonymous' },
 	'/pdf-frame/[script]': { GET: 'anonymous' }

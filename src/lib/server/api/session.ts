@@ -8,6 +8,7 @@ import { recordAudit } from '../audit/record';
 import { findAccountForLogin } from '../db/accounts';
 import { originIsLocalHttp } from '../config';
 import { RateLimited, readJsonObject, BODY_LIMITS } from '../http/responses';
+import { loginsThrottled } from '../metrics';
 import { createSession, deleteSession, hashToken, SESSION_COOKIE, SESSION_MAX_MS } from '../auth/sessions';
 import type { Inbox } from '../inbox';
 import { requireSession, type ApiEvent, answer, handle } from './event';
@@ -32,6 +33,7 @@ export const login = handle(API.login, async (event, inbox) => {
 	const address = event.getClientAddress();
 	const decision = await inbox.loginThrottle.begin(address, username, new Date(inbox.now()));
 	if ('retryAfterSeconds' in decision) {
+		loginsThrottled.inc();
 		throw new RateLimited(`too many logins; try again in ${decision.retryAfterSeconds} s`, decision.retryAfterSeconds);
 	}
 	let found: Awaited<ReturnType<typeof findAccountForLogin>>;

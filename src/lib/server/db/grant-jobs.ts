@@ -265,3 +265,11 @@ export async function supersedeGrantJobs(tx: Queryable, rosterVersion: number, b
 export function grantOperationKey(jobId: string, conversationId: string): string {
 	return `grant:${jobId}:${conversationId}`;
 }
+
+/** The running grant jobs, with the conversations they have done and hold in all (docs/operations.md "Metrics"). */
+export async function runningGrantProgress(db: Queryable): Promise<{ running: number; done: number; total: number }> {
+	const [row] = await db.query<{ running: number; done: number; total: number }>(
+		"select count(*)::int as running, coalesce(sum(done), 0)::int as done, coalesce(sum(total), 0)::int as total from grant_jobs where state = 'running'"
+	);
+	return row;
+}

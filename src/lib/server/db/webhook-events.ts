@@ -183,3 +183,12 @@ export async function pruneWebhookEvents(db: Queryable, now: Date): Promise<void
 	const expiry = { table: 'webhook_events', key: 'seq', expired: "state <> 'pending' and processed_at < $1" };
 	await deleteInBatches(db, expiry, new Date(now.getTime() - WEBHOOK_RETENTION_MS));
 }
+
+/** The stored events not processed yet, and the age of the oldest in seconds (docs/operations.md "Readiness"). */
+export async function pendingQueue(db: Queryable, now: Date): Promise<{ depth: number; oldestAgeSeconds: number }> {
+	const [row] = await db.query<{ depth: number; oldest: Date | null }>(
+		"select count(*)::int as depth, min(received_at) as oldest from webhook_events where state = 'pending'"
+	);
+	const oldestAgeSeconds = row.oldest ? Math.max(0, Math.round((now.getTime() - new Date(row.oldest).getTime()) / 1000)) : 0;
+	return { depth: row.depth, oldestAgeSeconds };
+}

@@ -28,6 +28,8 @@ export interface LiveSubscriber {
 	wake(): void;
 	/** End the stream: its session ended, or the server stops. */
 	end(reason: 'session' | 'shutdown'): void;
+	/** Whether this process reaches the service changed: tell the page now (not a logged event). */
+	serviceReachability(reachable: boolean): void;
 }
 
 export class LiveHub {
@@ -62,9 +64,23 @@ export class LiveHub {
 		this.poll.unref?.();
 	}
 
+	/** The live streams open on this process (docs/operations.md "Metrics"). */
+	get streamCount(): number {
+		return this.subscribers.size;
+	}
+
 	/** The newest id this process has read. */
 	get newestId(): number {
 		return this.newest;
+	}
+
+	/** Whether this process reaches the service (upstream/client.ts); new streams say it in their `ready`. */
+	serviceReachable = true;
+
+	/** Tells every stream of this process that the service stopped answering or answers again. */
+	announceServiceReachability(reachable: boolean): void {
+		this.serviceReachable = reachable;
+		for (const subscriber of this.subscribers) subscriber.serviceReachability(reachable);
 	}
 
 	subscribe(subscriber: LiveSubscriber): () => void {

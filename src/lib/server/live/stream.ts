@@ -107,11 +107,18 @@ class LiveStream {
 				this.#accountRead = this.#checkSession();
 			},
 			wake: () => this.#pump(),
-			end: (reason) => (reason === 'session' ? this.#endSession() : this.#endForShutdown())
+			end: (reason) => (reason === 'session' ? this.#endSession() : this.#endForShutdown()),
+			serviceReachability: (reachable) => this.#send(frame('service.state', { reachable }))
 		});
 		this.#pump();
 		await this.#sender.idle();
-		this.#send(frame('ready', { lastEventId: this.#lastSent, heartbeatSeconds: KEEP_ALIVE_MS / 1000 }, this.#lastSent));
+		this.#send(
+			frame(
+				'ready',
+				{ lastEventId: this.#lastSent, heartbeatSeconds: KEEP_ALIVE_MS / 1000, serviceReachable: hub.serviceReachable },
+				this.#lastSent
+			)
+		);
 		this.#keepAlive = setInterval(() => {
 			this.#send(frame('heartbeat', {}));
 			void this.#checkSession();

@@ -12,6 +12,7 @@ import { v1 } from '../../wire/v1';
 import type { Database } from '../db/database';
 import { loadOrCreateOperation } from '../db/operations';
 import { openPglite } from '../db/pglite';
+import { registry } from '../metrics';
 import { UpstreamClient, type RetryPolicy } from './client';
 
 let sim: RunningSimulator;
@@ -147,5 +148,46 @@ describe('upstream client against the simulator (contract 5.1)', () => {
 
 	it('refuses to send a POST without an Idempotency-Key', async () => {
 		expect(await failure(() => client().call(v1.createInvite()))).toMatchObject({ code: 'IDEMPOTENCY_KEY_REQUIRED' });
+	});
+});
+
+describe('an outage of the service (docs/operations.md "Logs", "Metrics")', () => {
+	it('logs the first failure after a success once, with its status class, and the recovery once; the state feeds the metrics and the pages', async () => {
+		const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
+		const log = {
+			info: (message: string, fields = {}) => lines.push({ level: 'info', message, fields }),
+			warn: (message: string, fields = {}) => lines.push({ level: 'warn', message, fields }),
+			error: (message: string, fields = {}) => lines.push({ level: 'error', message, fields })
+		};
+		const told: boolean[] = [];
+		const upstream = new UpstreamClient({
+			baseUrl: front.url,
+			apiKey: company.apiKey,
+			signingSecret: company.webhookSecret,
+			db,
+			log,
+			onReachability: (reachable) => told.push(reachable),
+			sleep: async () => {}
+		});
+		const up = async () => (await registry.getSingleMetric('inbox_upstream_up')!.get()).values[0].value;
+		expect((await upstream.send({ method: 'GET', pathAndQuery: '/v1/conversations' }, quick)).status).toBe(200);
+		expect([upstream.reachable, lines]).toEqual([true, []]);
+
+		front.failNext(2 * quick.attempts, { status: 503 });
+		for (let i = 0; i < 2; i++) expect((await upstream.send({ method: 'GET', pathAndQuery: '/v1/conversations' }, quick)).status).toBe(503);
+		expect(upstream.reachable).toBe(false);
+		expect(await up()).toBe(0);
+		expect(lines).toEqual([{ level: 'warn', message: 'the service cannot be reached', fields: { statusClass: '5xx', reason: null } }]);
+
+		expect((await upstream.send({ method: 'GET', pathAndQuery: '/v1/conversations' }, quick)).status).toBe(200);
+		expect([upstream.reachable, await up()]).toEqual([true, 1]);
+		expect(lines.map(({ level, message }) => [level, message])).toEqual([
+			['warn', 'the service cannot be reached'],
+			['info', 'the service answers again']
+		]);
+		expect(told).toEqual([false, true]);
+		// an answer the service gives (a 404 here) is the service answering
+		expect((await upstream.send({ method: 'GET', pathAndQuery: '/v1/conversations/conv_nothing00' }, quick)).status).toBe(404);
+		expect(lines).toHaveLength(2);
 	});
 });

@@ -10,6 +10,8 @@ import { v1ErrorFromResponse, type V1Request } from '../../wire/v1';
 import type { Queryable } from '../db/database';
 import { completeOperation, loadOrCreateOperation, type StoredOperation } from '../db/operations';
 import { nodeHmacSha256 } from '../hmac';
+import type { Logger } from '../log';
+import { statusClassOf, upstreamRequests, upstreamSeconds, upstreamUp } from '../metrics';
 import { nodeTransport, type Transport } from './transport';
 
 export interface RetryPolicy {
@@ -53,6 +55,10 @@ export interface UpstreamOptions {
 	/** Where server-side operations keep their Idempotency-Key and request. */
 	db: Queryable;
 	transport?: Transport;
+	/** Told once when the service stops answering and once when it answers again (docs/operations.md "Logs"). */
+	log?: Logger;
+	/** Called when the service stops answering or answers again: the live streams tell the pages (docs/inbox-api.md §7). */
+	onReachability?: (reachable: boolean) => void;
 	now?: () => number;
 	random?: () => number;
 	sleep?: (ms: number) => Promise<void>;
@@ -138,6 +144,7 @@ export class UpstreamClient {
 		const url = `${this.options.baseUrl}${request.pathAndQuery}`;
 		for (let attempt = 1; ; attempt++) {
 			let response: RawResponse;
+			const started = performance.now();
 			try {
 				response = await this.transport({
 					method: request.method,
@@ -148,12 +155,16 @@ export class UpstreamClient {
 				});
 			} catch (error) {
 				if (error instanceof ContractError) throw error;
+				this.observed(null, started);
 				if (attempt >= policy.attempts) {
+					this.answered(false, 'network', describeNetworkError(error));
 					throw new ContractError('UPSTREAM_UNAVAILABLE', `the service could not be reached: ${describeNetworkError(error)}`);
 				}
 				await this.sleep(this.backoff(attempt, null, policy));
 				continue;
 			}
+			this.observed(response.status, started);
+			if (attempt >= policy.attempts || !retryable(response.status)) this.answered(response.status < 500, statusClassOf(response.status));
 			if (retryable(response.status) && attempt < policy.attempts) {
 				const retryAfter = Number(response.headers.get('retry-after'));
 				const wait = this.backoff(attempt, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null, policy);
@@ -165,6 +176,35 @@ export class UpstreamClient {
 			}
 			return response;
 		}
+	}
+
+	/** Whether the service's last final answer came (below 500): false while it cannot be reached or fails. */
+	get reachable(): boolean {
+		return this.#reachable;
+	}
+
+	#reachable = true;
+	#downSince = 0;
+
+	private observed(status: number | null, started: number): void {
+		const statusClass = statusClassOf(status);
+		upstreamRequests.inc({ status_class: statusClass });
+		upstreamSeconds.observe({ status_class: statusClass }, (performance.now() - started) / 1000);
+	}
+
+	/**
+	 * The outcome of a request after its retries: the first failure after a success is logged as a warning
+	 * with its status class, the recovery once, and the state feeds the metrics and the pages' banner.
+	 */
+	private answered(reachable: boolean, statusClass: string, reason?: string): void {
+		if (reachable === this.#reachable) return;
+		this.#reachable = reachable;
+		upstreamUp.set(reachable ? 1 : 0);
+		if (!reachable) {
+			this.#downSince = this.now();
+			this.options.log?.warn('the service cannot be reached', { statusClass, reason: reason ?? null });
+		} else this.options.log?.info('the service answers again', { downForMs: this.now() - this.#downSince });
+		this.options.onReachability?.(reachable);
 	}
 
 	private interpret<T>(response: RawResponse, request: V1Request<T>): UpstreamResult<T> {

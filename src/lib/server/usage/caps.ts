@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database, Queryable } from '../db/database';
 import { deleteInBatches } from '../db/retention';
 import { RateLimited } from '../http/responses';
+import { capsRefused } from '../metrics';
 import type { AccountUsage, UsageCaps } from '../../inbox-api/usage';
 
 export type { AccountUsage, UsageCaps };
@@ -58,6 +59,7 @@ export class UsageCounter {
 			[accountId, kind, start, limit]
 		);
 		if (counted.length > 0) return;
+		capsRefused.inc({ cap: kind });
 		const retryAfterSeconds = Math.max(1, Math.ceil((start.getTime() + WINDOWS[kind] - now.getTime()) / 1000));
 		throw new RateLimited(
 			kind === 'upload'
@@ -82,6 +84,7 @@ export class UsageCounter {
 				[accountId, sessionTokenHash, fresh]
 			);
 			if (counts.session >= this.caps.streamsPerSession || counts.account >= this.caps.streamsPerAccount) {
+				capsRefused.inc({ cap: 'stream' });
 				const which = counts.session >= this.caps.streamsPerSession ? 'this browser session' : 'this account';
 				throw new RateLimited(`${which} already has as many live streams open as it may; close a tab`, STREAM_STALE_MS / 1000);
 			}

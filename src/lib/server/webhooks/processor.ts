@@ -22,6 +22,7 @@ import {
 	renewLease,
 	type StoredEvent
 } from '../db/webhook-events';
+import { processingFailures } from '../metrics';
 import { errorText, type Logger } from '../log';
 import { applyEvents } from './handlers';
 import { applyMessageBatch, messagesOf } from './message-batch';
@@ -203,6 +204,7 @@ export class WebhookProcessor {
 				this.options.log.warn('webhook event left to the process that holds it now', { event: event.eventId });
 				return false;
 			}
+			processingFailures.inc();
 			await this.failed(event, error).catch((markError) =>
 				this.options.log.error('could not record a processing failure; the lease will expire', {
 					event: event.eventId,

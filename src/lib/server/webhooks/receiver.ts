@@ -13,6 +13,7 @@ import type { StoredEvent } from '../db/webhook-events';
 import { nodeHmacSha256 } from '../hmac';
 import { decodeUtf8, errorResponse, json, readBodyBytes } from '../http/responses';
 import { errorText, type Logger } from '../log';
+import { webhookAckSeconds, webhooks, type WebhookOutcome } from '../metrics';
 import { EventWriter } from './event-writer';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
@@ -43,7 +44,16 @@ export class WebhookReceiver {
 		this.writer = new EventWriter(options.db, () => new Date(options.now()));
 	}
 
+	/** Answers one delivery, counted by its outcome with the time it took (docs/operations.md "Metrics"). */
 	async handle(request: Request): Promise<Response> {
+		const started = performance.now();
+		const { response, outcome } = await this.answer(request);
+		webhooks.inc({ outcome });
+		webhookAckSeconds.observe((performance.now() - started) / 1000);
+		return response;
+	}
+
+	private async answer(request: Request): Promise<{ response: Response; outcome: WebhookOutcome }> {
 		const deliveryId = request.headers.get('x-service-delivery-id')?.slice(0, 128) ?? null;
 		const headerEventId = request.headers.get('x-service-event-id')?.slice(0, 128) ?? null;
 		let body: Uint8Array;
@@ -51,7 +61,7 @@ export class WebhookReceiver {
 			body = await readBodyBytes(request, WEBHOOK_BODY_LIMIT);
 		} catch (error) {
 			this.options.log.warn('webhook refused', { reason: errorText(error), delivery: deliveryId });
-			return errorResponse(error);
+			return { response: errorResponse(error), outcome: 'refused_body' };
 		}
 		const verify = () =>
 			verifyWebhookSignature(
@@ -75,7 +85,7 @@ export class WebhookReceiver {
 			const code = error instanceof ContractError ? error.code : 'SIGNATURE_INVALID';
 			const message = error instanceof ContractError ? error.message : 'the signature could not be checked';
 			this.options.log.warn('webhook signature rejected', { code, reason: message, delivery: deliveryId, event: headerEventId });
-			return json({ error: { code, message } }, 401);
+			return { response: json({ error: { code, message } }, 401), outcome: 'refused_signature' };
 		}
 
 		let event: ReturnType<typeof parseWebhookEvent>;
@@ -85,7 +95,7 @@ export class WebhookReceiver {
 			event = parseWebhookEvent(rawBody, headerEventId);
 		} catch (error) {
 			this.options.log.warn('webhook body refused', { reason: errorText(error), delivery: deliveryId, event: headerEventId });
-			return errorResponse(error);
+			return { response: errorResponse(error), outcome: 'refused_body' };
 		}
 
 		let seq: number | null;
@@ -103,10 +113,13 @@ export class WebhookReceiver {
 				delivery: deliveryId,
 				reason: errorText(error)
 			});
-			return json({ error: { code: 'UNAVAILABLE', message: 'the event could not be stored; retry later' } }, 503);
+			return {
+				response: json({ error: { code: 'UNAVAILABLE', message: 'the event could not be stored; retry later' } }, 503),
+				outcome: 'store_failed'
+			};
 		}
 		if (seq !== null)
 			this.options.onStored?.({ ...received, seq, processAttempts: 0, receivedAt: new Date(this.options.now()), leaseToken: null });
-		return json({ received: true, duplicate: seq === null });
+		return { response: json({ received: true, duplicate: seq === null }), outcome: seq === null ? 'duplicate' : 'acknowledged' };
 	}
 }
