@@ -7,17 +7,17 @@
 import { ContractError } from '../../errors';
 import { verifyWebhookSignature } from '../../crypto/hmac';
 import { parseWebhookEvent } from '../../wire/v1';
-import type { Queryable } from '../db/database';
+import type { Database } from '../db/database';
 import type { StoredEvent } from '../db/webhook-events';
 import { nodeHmacSha256 } from '../hmac';
 import { decodeUtf8, errorResponse, json, readBodyBytes } from '../http/responses';
 import { errorText, type Logger } from '../log';
-import { EventWriter } from './event-writer';
+import { EventWriter, PGLITE_PACING, POSTGRES_PACING } from './event-writer';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
 export interface ReceiverOptions {
-	db: Queryable;
+	db: Database;
 	/** The current secret first, then the previous one during a rotation. */
 	secrets: () => readonly string[];
 	now: () => number;
@@ -39,7 +39,11 @@ export class WebhookReceiver {
 	private readonly writer: EventWriter;
 
 	constructor(private readonly options: ReceiverOptions) {
-		this.writer = new EventWriter(options.db, () => new Date(options.now()));
+		this.writer = new EventWriter(
+			options.db,
+			() => new Date(options.now()),
+			options.db.kind === 'pglite' ? PGLITE_PACING : POSTGRES_PACING
+		);
 	}
 
 	async handle(request: Request): Promise<Response> {
