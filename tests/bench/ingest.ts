@@ -245,7 +245,7 @@ export async function ingestBench(): Promise<IngestResult> {
 			console.log(line);
 		console.log(
 			`  its backends, sampled every 10 ms in one more steady run (p99 ${tracedRun.p99.toFixed(1)} ms, load ${tracedRun.load.toFixed(2)}; ${waits.samples} busy samples): ${waits.shares
-				.slice(0, 8)
+				.slice(0, 10)
 				.map(([what, share]) => `${what} ${(share * 100).toFixed(0)}%`)
 				.join(', ')}`
 		);

@@ -104,9 +104,10 @@ export class PostgresTrace {
 	}
 
 	/**
-	 * Samples, every `everyMs` until `until` settles, what each other backend of the database is doing:
-	 * `active: CPU`, `active: IO:WALSync`, `idle in transaction: Client:ClientRead` (waiting on the inbox),
-	 * … Idle connections are not counted. Returns each state's share of the samples, most first.
+	 * Samples, every `everyMs` until `until` settles, what each other backend of the database is doing and
+	 * in which statement (the last one, when idle in a transaction): `active: IO:WALSync [insert into
+	 * webhook_events …]`, `idle in transaction: Client:ClientRead […]` (waiting on the inbox), … Idle
+	 * connections are not counted. Returns each one's share of the samples, most first.
 	 */
 	async sampleWaits(until: Promise<unknown>, everyMs = 10): Promise<{ samples: number; shares: [string, number][] }> {
 		let done = false;
@@ -115,7 +116,8 @@ export class PostgresTrace {
 		let samples = 0;
 		while (!done) {
 			const { rows } = await this.client.query<{ what: string }>(
-				`select state || ': ' || coalesce(wait_event_type || ':' || wait_event, 'CPU') as what from pg_stat_activity
+				`select state || ': ' || coalesce(wait_event_type || ':' || wait_event, 'CPU') || ' [' || left(regexp_replace(query, '\\s+', ' ', 'g'), 28) || '…]' as what
+				 from pg_stat_activity
 				 where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`
 			);
 			for (const row of rows) counts.set(row.what, (counts.get(row.what) ?? 0) + 1);
