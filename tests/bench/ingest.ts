@@ -152,7 +152,7 @@ function startCeiling(port: number): RunningProcess {
 function traceLines(runs: Counters[], events: number[], statements: Awaited<ReturnType<PostgresTrace['topStatements']>>): string[] {
 	const perThousand = (value: number, index: number) => ((value * 1000) / Math.max(events[index], 1)).toFixed(0);
 	const lines = [
-		`  per steady run, per 1,000 events: ${runs.map((run, index) => `${perThousand(run.commits, index)} commits, ${perThousand(run.walSyncs, index)} WAL flushes (${run.walSyncs ? (run.walSyncMs / run.walSyncs).toFixed(2) : '-'} ms each), ${run.checkpoints} checkpoints, ${run.backlog} events left to process`).join('; ')}`
+		`  per steady run, per 1,000 events: ${runs.map((run, index) => `${perThousand(run.commits, index)} commits, ${perThousand(run.walSyncs, index)} WAL flushes${run.walSyncMs !== null && run.walSyncs ? ` (${(run.walSyncMs / run.walSyncs).toFixed(2)} ms each)` : ''}, ${run.checkpoints} checkpoints, ${run.backlog} events left to process`).join('; ')}`
 	];
 	if (!statements.length) return [...lines, '  (pg_stat_statements is not loaded on that server: no statement counts)'];
 	lines.push('  statements by total time over the steady runs (pg_stat_statements):');

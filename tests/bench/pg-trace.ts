@@ -28,9 +28,9 @@ const SETTINGS = [
 export interface Counters {
 	/** Transactions committed in the inbox's database. */
 	commits: number;
-	/** WAL flushes to the disk (fsync or fdatasync) by the whole server, and the milliseconds they took (0 without track_wal_io_timing). */
+	/** WAL flushes to the disk (fsync or fdatasync) by the whole server, and the milliseconds they took (null without track_wal_io_timing). */
 	walSyncs: number;
-	walSyncMs: number;
+	walSyncMs: number | null;
 	checkpoints: number;
 	/** Webhook events stored and not yet processed (not a counter: its value at the second moment). */
 	backlog: number;
@@ -40,7 +40,7 @@ export function minus(after: Counters, before: Counters): Counters {
 	return {
 		commits: after.commits - before.commits,
 		walSyncs: after.walSyncs - before.walSyncs,
-		walSyncMs: after.walSyncMs - before.walSyncMs,
+		walSyncMs: after.walSyncMs === null || before.walSyncMs === null ? null : after.walSyncMs - before.walSyncMs,
 		checkpoints: after.checkpoints - before.checkpoints,
 		backlog: after.backlog
 	};
@@ -95,7 +95,7 @@ export class PostgresTrace {
 	async counters(): Promise<Counters> {
 		const { rows } = await this.client.query<Counters>(
 			`select (select xact_commit from pg_stat_database where datname = current_database())::float8 as commits,
-				wal_sync::float8 as "walSyncs", wal_sync_time as "walSyncMs",
+				wal_sync::float8 as "walSyncs", case when current_setting('track_wal_io_timing')::bool then wal_sync_time end as "walSyncMs",
 				(select checkpoints_timed + checkpoints_req from pg_stat_bgwriter)::float8 as checkpoints,
 				(select count(*) from webhook_events where state = 'pending')::float8 as backlog
 			 from pg_stat_wal`
