@@ -1,6 +1,7 @@
 /**
- * The inbox the server benchmarks run: the production build on a fresh PGlite data directory, with
- * company keys and fixed credentials, and no reachable service (nothing measured here calls it).
+ * The inbox the server benchmarks run: the production build on a fresh PGlite data directory, or on the
+ * PostgreSQL database it is given, with company keys and fixed credentials, and no reachable service
+ * (nothing measured here calls it).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,12 +12,17 @@ import { seedPgliteDataDir } from '../support/pglite-template';
 
 export const BENCH_WEBHOOK_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64url')}`;
 
-export async function startBenchInbox(name: string, env: Record<string, string> = {}): Promise<RunningInbox> {
+export async function startBenchInbox(
+	name: string,
+	env: Record<string, string> = {},
+	databaseUrl: string | null = null
+): Promise<RunningInbox> {
 	const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
 	await ensureCompanyKeys(dataDir);
-	await seedPgliteDataDir(dataDir);
+	if (!databaseUrl) await seedPgliteDataDir(dataDir);
 	return startInbox({
 		dataDir,
+		databaseUrl,
 		port: await freePort(),
 		company: {
 			companyId: 'cmp_bench',

@@ -1,7 +1,8 @@
 /**
  * A throwaway PostgreSQL cluster for the tests' PostgreSQL run: initdb in a temporary directory (as the
  * `postgres` user when the tests run as root), started on a free port of 127.0.0.1 with Debian's binaries,
- * never the machine's own server. Each test file starts its own; databases inside it are cheap.
+ * never the machine's own server. Each test file starts its own; databases inside it are cheap. The tests
+ * run it without fsync; `npm run bench:server` asks for a durable one (docs/operations.md "Throughput").
  */
 import { execFile } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
@@ -32,7 +33,14 @@ function asPostgresUser(command: string, args: string[]): [string, string[]] {
 	return isRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 }
 
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+export interface ClusterOptions {
+	/** fsync on, as a production server runs (default off: nothing a test writes has to survive a power loss). */
+	durable?: boolean;
+	/** More server settings, each passed as `-c name=value` (e.g. `shared_preload_libraries`). */
+	settings?: Record<string, string>;
+}
+
+export async function startPostgresCluster(options: ClusterOptions = {}): Promise<PostgresCluster> {
 	const bin = postgresBinDir();
 	if (!bin)
 		throw new Error(
@@ -50,10 +58,16 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
 		...asPostgresUser(join(bin, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C'])
 	);
 	const port = await freePort();
-	const options = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
+	const settings = {
+		listen_addresses: '127.0.0.1',
+		max_connections: '200',
+		...(options.durable ? {} : { fsync: 'off' }),
+		...options.settings
+	};
+	const serverOptions = [`-p ${port} -k ${root}`, ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(' ');
 	const pgCtl = (args: string[]) => run(...asPostgresUser(join(bin, 'pg_ctl'), ['-D', dataDir, ...args]));
 	const start = async () => {
-		await pgCtl(['-o', options, '-l', join(root, 'server.log'), '-w', 'start']);
+		await pgCtl(['-o', serverOptions, '-l', join(root, 'server.log'), '-w', 'start']);
 	};
 	const stop = async () => {
 		await pgCtl(['-m', 'immediate', '-w', 'stop']).catch(() => {});

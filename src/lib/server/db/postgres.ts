@@ -1,8 +1,10 @@
 /**
  * The PostgreSQL backend through `pg`: a pool for statements with short timeouts (so a failing database
  * answers quickly instead of hanging a webhook), and one dedicated connection per LISTEN channel that
- * reconnects by itself.
+ * reconnects by itself. Every connection names its process in `pg_stat_activity` (docs/operations.md
+ * "Database connections").
  */
+import { hostname } from 'node:os';
 import pg from 'pg';
 import type { Database, Queryable } from './queryable';
 
@@ -16,6 +18,18 @@ const types = {
 
 const CONNECT_TIMEOUT_MS = 3_000;
 const QUERY_TIMEOUT_MS = 8_000;
+/** PostgreSQL keeps the first 63 bytes of `application_name` (NAMEDATALEN - 1). */
+const APPLICATION_NAME_LIMIT = 63;
+
+/**
+ * `inbox:<hostname>:<pid>` for the pool's connections, `inbox:<hostname>:<pid>:listen` for a LISTEN
+ * connection; the hostname is shortened so that the pid and the role survive the server's limit. It is
+ * given to `pg` as the fallback, so an `application_name` in `DATABASE_URL`, or else `PGAPPNAME`, wins.
+ */
+export function connectionName(role: 'pool' | 'listen', host = hostname(), pid = process.pid): string {
+	const tail = `:${pid}${role === 'listen' ? ':listen' : ''}`;
+	return `inbox:${host.slice(0, APPLICATION_NAME_LIMIT - 'inbox:'.length - tail.length)}${tail}`;
+}
 
 export async function openPostgres(connectionString: string): Promise<Database> {
 	const pool = new pg.Pool({
@@ -24,6 +38,7 @@ export async function openPostgres(connectionString: string): Promise<Database> 
 		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
 		query_timeout: QUERY_TIMEOUT_MS,
 		idleTimeoutMillis: 30_000,
+		fallback_application_name: connectionName('pool'),
 		types
 	});
 	// An idle client that loses its server must not crash the process; the next query reconnects.
@@ -91,7 +106,12 @@ async function listenWithReconnect(
 	const quoted = `"${channel.replaceAll('"', '""')}"`;
 
 	const connect = async (): Promise<void> => {
-		const next = new pg.Client({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
+		const next = new pg.Client({
+			connectionString,
+			connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+			fallback_application_name: connectionName('listen'),
+			types
+		});
 		next.on('notification', (message) => onNotify(message.payload ?? ''));
 		next.on('error', () => reconnect());
 		next.on('end', () => reconnect());

@@ -131,6 +131,22 @@ describe.each(BACKENDS)('stores on %s', (backend) => {
 		expect(count).toBe(3);
 	});
 
+	it('writes in flight at once that carry the same id store it once, and only one of them learns its position', async () => {
+		const db = await databases.open();
+		const writes = await Promise.all(
+			['a', 'b', 'c', 'd'].map((own) => storeWebhookEvents(db, [event('evt_same'), event(`evt_${own}`)], t0))
+		);
+		expect(writes.filter((inserted) => inserted.has('evt_same'))).toHaveLength(1);
+		expect(writes.map((inserted) => [...inserted.keys()].filter((id) => id !== 'evt_same'))).toEqual([
+			['evt_a'],
+			['evt_b'],
+			['evt_c'],
+			['evt_d']
+		]);
+		const [{ count }] = await db.query<{ count: number }>('select count(*)::int as count from webhook_events');
+		expect(count).toBe(5);
+	});
+
 	it('claiming leases due events in order; a lease hides them until it expires; a retry waits', async () => {
 		const db = await databases.open();
 		await storeWebhookEvents(db, [event('evt_1'), event('evt_2'), event('evt_3')], t0);

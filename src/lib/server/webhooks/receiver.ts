@@ -8,18 +8,18 @@
 import { ContractError } from '../../errors';
 import { verifyWebhookSignature } from '../../crypto/hmac';
 import { parseWebhookEvent } from '../../wire/v1';
-import type { Queryable } from '../db/database';
+import type { Database } from '../db/database';
 import type { StoredEvent } from '../db/webhook-events';
 import { nodeHmacSha256 } from '../hmac';
 import { decodeUtf8, errorResponse, json, readBodyBytes } from '../http/responses';
 import { errorText, type Logger } from '../log';
 import { webhookAckSeconds, webhooks, type WebhookOutcome } from '../metrics';
-import { EventWriter } from './event-writer';
+import { EventWriter, PGLITE_PACING, POSTGRES_PACING } from './event-writer';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
 export interface ReceiverOptions {
-	db: Queryable;
+	db: Database;
 	/** The current secret first, then the previous one during a rotation. */
 	secrets: () => readonly string[];
 	now: () => number;
@@ -41,7 +41,11 @@ export class WebhookReceiver {
 	private readonly writer: EventWriter;
 
 	constructor(private readonly options: ReceiverOptions) {
-		this.writer = new EventWriter(options.db, () => new Date(options.now()));
+		this.writer = new EventWriter(
+			options.db,
+			() => new Date(options.now()),
+			options.db.kind === 'pglite' ? PGLITE_PACING : POSTGRES_PACING
+		);
 	}
 
 	/** Answers one delivery, counted by its outcome with the time it took (docs/operations.md "Metrics"). */
