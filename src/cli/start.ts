@@ -31,6 +31,7 @@ async function main(): Promise<void> {
 	const dataDir = resolve(process.env.DATA_DIR || './data');
 	const inboxPort = port('PORT', 3000);
 	const simPort = port('SIM_PORT', 8787);
+	const metricsPort = port('METRICS_PORT', 9464);
 
 	console.log('Preparing the inbox build (the first start takes a minute)...');
 	await ensureBuild();
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
 			inboxPort,
 			simPort,
 			simDataDir: dataDir,
-			inboxEnv: { INBOX_DEMO_KEY_BACKUPS: demoBackupDir(dataDir) },
+			inboxEnv: { INBOX_DEMO_KEY_BACKUPS: demoBackupDir(dataDir), METRICS_PORT: String(metricsPort) },
 			verbose: true
 		});
 	} catch (error) {
@@ -83,7 +84,8 @@ async function main(): Promise<void> {
 			inboxUrl: stack.inbox.url,
 			simUrl: stack.simUrl,
 			accounts: DEMO_ACCOUNTS,
-			signingKeyFile: join(dataDir, 'keys', 'signing.key')
+			signingKeyFile: join(dataDir, 'keys', 'signing.key'),
+			metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`
 		})
 	);
 }

@@ -230,6 +230,7 @@ export function demoBanner(options: {
 	simUrl: string;
 	accounts: readonly DemoAccount[];
 	signingKeyFile: string;
+	metricsUrl: string;
 }): string {
 	const width = Math.max(...options.accounts.map((account) => account.username.length));
 	const passwordWidth = Math.max(...options.accounts.map((account) => account.password.length));
@@ -237,6 +238,8 @@ export function demoBanner(options: {
 		'',
 		`  Inbox:          ${options.inboxUrl}`,
 		`  Customer phone: ${options.simUrl}/_sim/app   (open an invitation link there to play the customer)`,
+		`  Readiness:      ${options.inboxUrl}/api/ready`,
+		`  Metrics:        ${options.metricsUrl}   (Prometheus text, on a port of its own)`,
 		'',
 		'  Logins (the password is also the passphrase of the demo key backup):',
 		...options.accounts.map(

@@ -27,6 +27,7 @@ import { convertPendingProfiles } from './conversations/pending-profiles';
 import { UpstreamClient } from './upstream/client';
 import { UsageCounter } from './usage/caps';
 import { observe } from './metrics';
+import { readiness } from './readiness';
 import { startMetricsServer } from './metrics-server';
 import { pendingQueue } from './db/webhook-events';
 import { runningGrantProgress } from './db/grant-jobs';
@@ -167,11 +168,6 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	const hub = new LiveHub(db, log);
 	await hub.start();
 	const { upstream, rewraps, grants, processor, receiver, storeInvitationProfiles } = createWorkers(config, foundation, hub, log, now);
-	observe({
-		queue: () => pendingQueue(db, new Date(now())),
-		grantJobs: () => runningGrantProgress(db),
-		liveStreams: () => hub.streamCount
-	});
 	const sessions = await SessionResolver.start(db, now);
 	if (config.webhookProcessing) {
 		processor.start();
@@ -199,7 +195,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		companyKeyVersion: keyFiles.loaded.current.keyVersion,
 		webhookProcessing: config.webhookProcessing
 	});
-	return {
+	const inbox: Inbox = {
 		config,
 		db,
 		log,
@@ -234,4 +230,11 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 				await db.close();
 			})())
 	};
+	observe({
+		queue: () => pendingQueue(db, new Date(now())),
+		grantJobs: () => runningGrantProgress(db),
+		liveStreams: () => hub.streamCount,
+		unreadyReasons: async () => (await readiness(inbox)).reasons
+	});
+	return inbox;
 }

@@ -93,6 +93,8 @@ export interface ObservedState {
 	grantJobs(): Promise<{ running: number; done: number; total: number }>;
 	/** Live streams open on this process. */
 	liveStreams(): number;
+	/** Why this process is not ready (empty when it is). */
+	unreadyReasons(): Promise<readonly string[]>;
 }
 
 let observed: ObservedState | undefined;
@@ -123,17 +125,40 @@ const grantsTotal = new Gauge({
 	help: 'Conversations the running grant jobs grant in all.',
 	registers: [registry]
 });
+const ready = new Gauge({
+	name: 'inbox_ready',
+	help: 'Whether this process should be sent work: 1 ready, 0 unready (GET /api/ready names the reason).',
+	registers: [registry]
+});
+const unready = new Gauge({
+	name: 'inbox_unready',
+	help: 'Why this process is unready: 1 for each reason that holds now (draining, database, company_key_files).',
+	labelNames: ['reason'] as const,
+	registers: [registry]
+});
+const UNREADY_REASONS = ['draining', 'database', 'company_key_files'] as const;
 const liveStreams = new Gauge({ name: 'inbox_live_streams', help: 'Live event streams open on this process.', registers: [registry] });
 
 /** The metrics in Prometheus's text format, with the state read now. */
 export async function scrape(): Promise<string> {
 	if (observed) {
-		const [queue, grants] = await Promise.all([observed.queue(), observed.grantJobs()]);
-		queueDepth.set(queue.depth);
-		queueOldest.set(queue.oldestAgeSeconds);
-		grantsRunning.set(grants.running);
-		grantsDone.set(grants.done);
-		grantsTotal.set(grants.total);
+		// Without a database the scrape still answers: unready, with the last queue and grant figures read.
+		const [reasons, queue, grants] = await Promise.all([
+			observed.unreadyReasons(),
+			observed.queue().catch(() => null),
+			observed.grantJobs().catch(() => null)
+		]);
+		ready.set(reasons.length === 0 ? 1 : 0);
+		for (const reason of UNREADY_REASONS) unready.set({ reason }, reasons.includes(reason) ? 1 : 0);
+		if (queue) {
+			queueDepth.set(queue.depth);
+			queueOldest.set(queue.oldestAgeSeconds);
+		}
+		if (grants) {
+			grantsRunning.set(grants.running);
+			grantsDone.set(grants.done);
+			grantsTotal.set(grants.total);
+		}
 		liveStreams.set(observed.liveStreams());
 	}
 	return registry.metrics();

@@ -18,6 +18,14 @@ function valueOf(text: string, series: string): number {
 	return line ? Number(line.split(' ')[1]) : 0;
 }
 
+describe('the alerts docs/operations.md asks an operator to set (docs/ops/alerts.yml)', () => {
+	it('are valid rules, and each fires on the series that should raise it and only there (promtool test rules)', () => {
+		const run = (...args: string[]) => execFileSync(PROMTOOL_PATH, args, { cwd: 'docs/ops', encoding: 'utf8' });
+		expect(run('check', 'rules', 'alerts.yml')).toMatch(/SUCCESS: 7 rules found/);
+		expect(run('test', 'rules', 'alerts.test.yml')).toMatch(/SUCCESS/);
+	});
+});
+
 describe('what an operator sees of a running inbox (docs/operations.md "Metrics", "Readiness")', () => {
 	const harness = useStack('PGlite', { inboxEnv: { METRICS_TOKEN: TOKEN, METRICS_PORT: String(metricsPort) } });
 	const url = () => harness.stack().inbox.url;
@@ -55,6 +63,8 @@ describe('what an operator sees of a running inbox (docs/operations.md "Metrics"
 			expect(text, name).toMatch(new RegExp(`^${name}`, 'm'));
 		}
 		expect(valueOf(text, 'inbox_upstream_up')).toBe(1);
+		expect(valueOf(text, 'inbox_ready')).toBe(1);
+		expect(valueOf(text, 'inbox_unready{reason="company_key_files"}')).toBe(0);
 		// promtool's own check of the exposition format and of the metrics' names
 		expect(execFileSync(PROMTOOL_PATH, ['check', 'metrics'], { input: text, encoding: 'utf8' })).toBe('');
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { useDatabases } from '$test-support/databases';
-import { generateX25519KeyPair, initCrypto } from '../../crypto/index';
-import type { Database } from '../db/database';
-import { storeWebhookEvents } from '../db/webhook-events';
-import type { CompanyKeys } from '../keys/files';
-import { recordCompanyKey } from '../keys/company-key-state';
-import { readiness } from './readiness';
+import { generateX25519KeyPair, initCrypto } from '../crypto/index';
+import type { Database } from './db/database';
+import { storeWebhookEvents } from './db/webhook-events';
+import type { CompanyKeys } from './keys/files';
+import { recordCompanyKey } from './keys/company-key-state';
+import { readiness, type ReadinessSources } from './readiness';
 
 describe('readiness (docs/operations.md "Readiness")', () => {
 	const databases = useDatabases('PGlite');
@@ -21,7 +21,7 @@ describe('readiness (docs/operations.md "Readiness")', () => {
 		const now = Date.parse('2026-11-26T12:00:00Z');
 		const current = keysOf(1);
 		await recordCompanyKey(db, current, new Date(now));
-		const inbox = (overrides: Partial<Parameters<typeof readiness>[0]> = {}) =>
+		const inbox = (overrides: Partial<ReadinessSources> = {}) =>
 			readiness({
 				draining: false,
 				db,
@@ -29,7 +29,7 @@ describe('readiness (docs/operations.md "Readiness")', () => {
 				upstream: { reachable: true },
 				now: () => now,
 				...overrides
-			} as Parameters<typeof readiness>[0]);
+			});
 
 		expect(await inbox()).toEqual({ status: 'ready', reasons: [], queue: { depth: 0, oldestAgeSeconds: 0 }, service: 'reachable' });
 		await storeWebhookEvents(
