@@ -141,3 +141,16 @@ test('the tab counts unread conversations; opted-in notifications and sound tell
 	await expect(page.getByTestId('notify-desktop')).toBeChecked();
 	await expect(page.getByTestId('notify-sound')).toBeChecked();
 });
+
+test('desktop notifications the browser refuses are shown off, with the reason', async ({ page, inbox }) => {
+	await page.addInitScript(() => {
+		// The browser's prompt answered "Block".
+		Object.defineProperty(Notification, 'permission', { get: () => 'default', configurable: true });
+		Object.defineProperty(Notification, 'requestPermission', { value: async () => 'denied', configurable: true });
+	});
+	await readyAgent(page, inbox, 'refused-notifications');
+	await page.getByTestId('notification-settings').click();
+	await page.getByTestId('notify-desktop').click();
+	await expect(page.getByTestId('notify-denied')).toBeVisible();
+	await expect(page.getByTestId('notify-desktop')).not.toBeChecked();
+});

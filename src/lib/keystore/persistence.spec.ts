@@ -42,4 +42,13 @@ describe('persistent storage for the key store (docs/crypto-worker.md)', () => {
 		expect(await requestPersistentStorage(undefined)).toEqual(unsupported);
 		expect(await requestPersistentStorage({ persisted: async () => false } as unknown as StorageManager)).toEqual(unsupported);
 	});
+
+	it('warns when the browser leaves the question to a prompt nobody answers', async () => {
+		const prompt = { persisted: async () => false, persist: () => new Promise<boolean>(() => {}) } as unknown as StorageManager;
+		expect(await requestPersistentStorage(prompt, 20)).toEqual({
+			state: 'unanswered',
+			message:
+				'This browser has not granted persistent storage (yet), so it may delete your stored keys when space runs low. Keep your key backup file somewhere safe.'
+		});
+	});
 });

@@ -20,7 +20,12 @@ import { optionalString, requireField, type ControlRoute } from './types';
 
 /** A file of 26,214,400 bytes in base64 and its JSON around it. */
 const ATTACHMENT_BODY_BYTES = 36 * 1024 * 1024;
-const BASE64_RULE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Standard base64 with its padding, decoded; null for anything else. Linear: a regex over 35 MB overflows the stack. */
+function standardBase64(text: string): Uint8Array | null {
+	const bytes = Buffer.from(text, 'base64');
+	return bytes.toString('base64') === text ? new Uint8Array(bytes) : null;
+}
 
 function sentMessage(message: Message) {
 	return {
@@ -53,12 +58,12 @@ const postMessage: ControlRoute['run'] = (ctx, { body, params }) => {
 const postAttachment: ControlRoute['run'] = (ctx, { body, params }) => {
 	const customer = findCustomer(ctx, params.id);
 	const dataBase64 = optionalString(body, 'dataBase64');
-	if (dataBase64 === undefined || !BASE64_RULE.test(dataBase64))
-		throw new ContractError('INVALID_REQUEST', 'dataBase64 must be standard base64');
+	const data = dataBase64 === undefined ? null : standardBase64(dataBase64);
+	if (!data) throw new ContractError('INVALID_REQUEST', 'dataBase64 must be standard base64');
 	const message = sendAttachment(ctx, customer, {
 		name: requireField(body, 'name'),
 		mime: requireField(body, 'mime'),
-		data: new Uint8Array(Buffer.from(dataBase64, 'base64')),
+		data,
 		caption: optionalString(body, 'caption')
 	});
 	return { status: 201, body: sentMessage(message) };

@@ -177,6 +177,24 @@ describe('attachments both ways', () => {
 		expect(decryptAttachment(new Uint8Array(await download.arrayBuffer()), meta)).toEqual(file);
 	});
 
+	it('takes a customer file of the largest size docs/simulator.md allows, and refuses base64 that is not standard', async () => {
+		const conversation = await startConversation(env.simulator, env.client, env.company);
+		const send = (dataBase64: string) =>
+			env.simulator.control('POST', `/_sim/customers/${conversation.customerId}/attachments`, {
+				name: 'big.bin',
+				mime: 'application/octet-stream',
+				dataBase64
+			});
+		const largest = await send(Buffer.from(pattern(26_214_400)).toString('base64'));
+		expect(largest.status).toBe(201);
+		expect(largest.body.attachment.size).toBeGreaterThan(26_214_400);
+		for (const malformed of ['QUJD-_', 'QUJD=', 'QUI', 'QUJ=\n']) {
+			const refused = await send(malformed);
+			expect(refused.status, malformed).toBe(400);
+			expect(refused.body.error.code).toBe('INVALID_REQUEST');
+		}
+	});
+
 	it('delivers a business file the customer decrypts byte for byte (contract 4.3)', async () => {
 		const conversation = await startConversation(env.simulator, env.client, env.company);
 		const key = await openCompanyKey(env.client, env.company, conversation.conversationId);
