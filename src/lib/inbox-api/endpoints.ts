@@ -71,6 +71,9 @@ export const INBOX_API = {
 	getSession: endpoint<SessionInfo>()('GET', '/api/session'),
 	login: endpoint<SessionInfo, { username: string; password: string }>()('POST', '/api/session'),
 	logout: endpoint<void>()('DELETE', '/api/session'),
+	getUnlockShare: endpoint<{ share: string | null }>()('GET', '/api/session/unlock'),
+	keepUnlockShare: endpoint<{ share: string }>()('PUT', '/api/session/unlock'),
+	dropUnlockShare: endpoint<void>()('DELETE', '/api/session/unlock'),
 	join: endpoint<SessionInfo, JoinRequest>()('POST', '/api/join'),
 	// §3 the agent's key
 	registerAgentKey: endpoint<{ account: AccountView }, { agentKeyId: string; publicKey: string; replace?: true }>()(

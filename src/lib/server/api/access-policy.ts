@@ -40,6 +40,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 	// an unknown /api path answers 404 to anyone
 	'/api/[...unknown]': { anyMethod: 'anonymous' },
 	'/api/session': { GET: 'session', POST: 'anonymous', DELETE: 'anonymous' },
+	'/api/session/unlock': { GET: 'session', PUT: 'session', DELETE: 'session' },
 	'/api/join': { POST: 'anonymous' },
 	'/api/health': { GET: 'anonymous' },
 	'/api/ready': { GET: 'anonymous' },

@@ -10,6 +10,8 @@ import { originIsLocalHttp } from '../config';
 import { RateLimited, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { loginsThrottled } from '../metrics';
 import { createSession, deleteSession, hashToken, SESSION_COOKIE, SESSION_MAX_MS } from '../auth/sessions';
+import * as unlockShares from '../auth/unlock-share';
+import { b64uEncode } from '../../crypto/encoding';
 import type { Inbox } from '../inbox';
 import { requireSession, type ApiEvent, answer, handle } from './event';
 import { sessionJson } from './views';
@@ -82,4 +84,22 @@ export const logout = handle(API.logout, async (event, inbox) => {
 	}
 	event.cookies.delete(SESSION_COOKIE, cookieOptions(inbox.config.origin));
 	return answer(API.logout, undefined);
+});
+
+/** The session's unlock share while one of its tabs is open, else null (§2 "Unlock once per browser session"). */
+export const getUnlockShare = handle(API.getUnlockShare, async (event, inbox) => {
+	const share = await unlockShares.currentUnlockShare(inbox.db, requireSession(event).tokenHash, new Date(inbox.now()));
+	return answer(API.getUnlockShare, { share: share && b64uEncode(share) });
+});
+
+/** A tab unlocked the key: the session's share, made when it has none. */
+export const keepUnlockShare = handle(API.keepUnlockShare, async (event, inbox) => {
+	const share = await unlockShares.keepUnlockShare(inbox.db, requireSession(event).tokenHash, new Date(inbox.now()));
+	return answer(API.keepUnlockShare, { share: b64uEncode(share) });
+});
+
+/** A tab locked: every tab of the session needs the passphrase again. */
+export const dropUnlockShare = handle(API.dropUnlockShare, async (event, inbox) => {
+	await unlockShares.dropUnlockShare(inbox.db, requireSession(event).tokenHash);
+	return answer(API.dropUnlockShare, undefined);
 });

@@ -542,5 +542,18 @@ create table live_streams (
 create index live_streams_by_account on live_streams (account_id, seen_at);
 create index live_streams_by_seen on live_streams (seen_at);
 `
+	},
+	{
+		version: 23,
+		name: 'unlock once per browser session',
+		sql: `
+-- The server's half of the key a browser session keeps its unlocked agent key under
+-- (src/lib/server/auth/unlock-share.ts): given back to the session's tabs while one of them is open,
+-- dropped at lock, sign-out, or once no tab has kept a live stream for a while (the browser closed).
+alter table sessions add column unlock_share bytea;
+alter table sessions add column unlock_share_at timestamptz;
+-- When the session's last live stream closed (open ones are in live_streams).
+alter table sessions add column tabs_closed_at timestamptz;
+`
 	}
 ];

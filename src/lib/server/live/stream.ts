@@ -138,7 +138,7 @@ class LiveStream {
 
 	/** Stops sending; the client's own cancel comes here too, where the stream is already closed. */
 	#stop(): void {
-		if (!this.#closed) void this.#options.usage.closeStream(this.#options.streamId).catch(() => undefined);
+		if (!this.#closed) void this.#options.usage.closeStream(this.#options.streamId, new Date(this.#options.now())).catch(() => undefined);
 		this.#closed = true;
 		this.#unsubscribe();
 		if (this.#keepAlive) clearInterval(this.#keepAlive);

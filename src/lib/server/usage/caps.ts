@@ -102,8 +102,13 @@ export class UsageCounter {
 		await this.db.query('update live_streams set seen_at = $2 where stream_id = $1', [streamId, now]);
 	}
 
-	async closeStream(streamId: string): Promise<void> {
-		await this.db.query('delete from live_streams where stream_id = $1', [streamId]);
+	/** The stream closed; its session remembers when, for the share its tabs unlock with (auth/unlock-share.ts). */
+	async closeStream(streamId: string, now: Date): Promise<void> {
+		await this.db.query(
+			`with closed as (delete from live_streams where stream_id = $1 returning session_hash)
+			 update sessions set tabs_closed_at = $2 where token_hash in (select session_hash from closed)`,
+			[streamId, now]
+		);
 	}
 
 	/** Who used how much in the current windows, and their open streams (Admin → Operations). */
