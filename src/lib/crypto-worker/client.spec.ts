@@ -60,6 +60,26 @@ describe('the page’s client of the crypto worker (docs/crypto-worker.md)', () 
 		expect(typeof loose.status).toBe('function');
 	});
 
+	it('unlocks a second tab of the browser session with the session share, and only while one is kept (docs/crypto-worker.md "Unlock once per browser session")', async () => {
+		const firstTab = connect({ accountId: 'acc_unlockOnce', chunkWorkers: 1 });
+		const secondTab = connect({ accountId: 'acc_unlockOnce', chunkWorkers: 1 });
+		const created = await firstTab.createAgentKey('correct horse battery');
+		const share = 'c2Vzc2lvbi1zaGFyZS1vZi0zMi1ieXRlcy0wMTIzNDU';
+		await firstTab.rememberUnlock(created.handle, share);
+		const resumed = await secondTab.resumeUnlock(share);
+		expect(resumed).toMatchObject({ publicKey: created.publicKey, agentKeyId: created.agentKeyId });
+		expect(resumed?.handle).not.toBe(created.handle);
+		expect((await secondTab.status()).agent?.unlocked).toBe(true);
+
+		await firstTab.forgetUnlock();
+		const thirdTab = connect({ accountId: 'acc_unlockOnce', chunkWorkers: 1 });
+		expect(await thirdTab.resumeUnlock(share)).toBeNull();
+		expect((await thirdTab.status()).agent?.unlocked).toBe(false);
+		await expect(firstTab.rememberUnlock('key_unknown', share)).rejects.toMatchObject({ code: 'LOCKED' });
+		await expect(firstTab.rememberUnlock(created.handle, 'too-short')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+		for (const tab of [firstTab, secondTab, thirdTab]) tab.terminate();
+	});
+
 	it('is no thenable, so a promise of it gives the client itself', async () => {
 		expect(await Promise.resolve(client)).toBe(client);
 	});

@@ -67,6 +67,9 @@ const FORWARDED = everyName<Forwarded>()([
 	'exportBackup',
 	'importBackup',
 	'deleteKey',
+	'rememberUnlock',
+	'resumeUnlock',
+	'forgetUnlock',
 	'fingerprint',
 	// drafts
 	'saveDraft',

@@ -12,6 +12,7 @@ import { BACKUP_FORMAT, BACKUP_VERSION, parseBackup, passphraseContext, type Key
 import { generateDeviceKey } from './device-key';
 import { DraftStore } from './drafts';
 import { SealedSearchIndex } from './search-index';
+import { SessionUnlock } from './session-unlock';
 import { isWeakerThanDefaults, openWithPassphrase, requireNewPassphrase } from './passphrase';
 import {
 	checkPair,
@@ -49,6 +50,11 @@ export class KeyStore {
 	);
 	/** The agent's search index, sealed under the same device key. */
 	readonly searchIndex = new SealedSearchIndex(
+		() => this.open(),
+		() => this.deviceKey()
+	);
+	/** Unlocked keys kept for the browser session's other tabs and reloads. */
+	private readonly sessionUnlock = new SessionUnlock(
 		() => this.open(),
 		() => this.deviceKey()
 	);
@@ -226,6 +232,23 @@ export class KeyStore {
 		return { info: describe(record), publicKey, secretKey };
 	}
 
+	/** Keeps an opened key for this browser session's other tabs, sealed under the server's `share` and the device key. */
+	async rememberUnlock(opened: OpenedKey, share: Uint8Array): Promise<void> {
+		await this.sessionUnlock.save(await this.record(opened.info.kind), opened.secretKey, share);
+	}
+
+	/** The key a tab of this browser session unlocked, opened with the session's `share`; null when there is none or it does not open. */
+	async resumeUnlock(kind: KeyKind, share: Uint8Array): Promise<OpenedKey | null> {
+		const record = await this.record(requireKind(kind));
+		const secretKey = await this.sessionUnlock.open(record, share);
+		return secretKey && { info: describe(record), publicKey: b64uDecode(record.publicKey, 'publicKey'), secretKey };
+	}
+
+	/** Lock and sign-out: no tab opens the keys without the passphrase. */
+	async forgetUnlock(): Promise<void> {
+		await this.sessionUnlock.clear();
+	}
+
 	/** Deletes a stored key; true when there was one. */
 	async delete(kind: KeyKind): Promise<boolean> {
 		const database = await this.open();
@@ -233,6 +256,7 @@ export class KeyStore {
 		const existed = (await transaction.store.getKey(requireKind(kind))) !== undefined;
 		await transaction.store.delete(kind);
 		await transaction.done;
+		await database.delete('unlock', kind);
 		return existed;
 	}
 }

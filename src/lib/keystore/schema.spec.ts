@@ -24,7 +24,7 @@ describe('the key store database (docs/crypto-worker.md)', () => {
 		const name = freshName();
 		let closed = 0;
 		const database = await openKeyStoreDatabase(name, () => closed++);
-		expect([...database.objectStoreNames].sort()).toEqual(['device', 'drafts', 'keys', 'search']);
+		expect([...database.objectStoreNames].sort()).toEqual(['device', 'drafts', 'keys', 'search', 'unlock']);
 		const newer = await openDB(name, KEYSTORE_VERSION + 1);
 		expect(closed).toBe(1);
 		expect(newer.version).toBe(KEYSTORE_VERSION + 1);
@@ -43,7 +43,7 @@ describe('the key store database (docs/crypto-worker.md)', () => {
 		first.close();
 		const upgraded = await openKeyStoreDatabase(name);
 		expect(upgraded.version).toBe(KEYSTORE_VERSION);
-		expect([...upgraded.objectStoreNames].sort()).toEqual(['device', 'drafts', 'keys', 'search']);
+		expect([...upgraded.objectStoreNames].sort()).toEqual(['device', 'drafts', 'keys', 'search', 'unlock']);
 		expect((await upgraded.get('device', 'device'))?.key).toBe('kept');
 		upgraded.close();
 	});

@@ -1,7 +1,8 @@
 /**
  * The key store's IndexedDB schema and its versioned upgrades: one record per key kind
  * (the agent's X25519 key, the admin's Ed25519 `signing.key` of contract 2.1), the device key, and
- * sealed under it the agent's drafts (docs/crypto-worker.md "Drafts") and search index (docs/search.md).
+ * sealed under it the agent's drafts (docs/crypto-worker.md "Drafts"), search index (docs/search.md) and
+ * the unlocked key kept for the browser session's other tabs (keystore/session-unlock.ts).
  * Upgrades run in order from the stored version, so a later version can migrate stored records.
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
@@ -59,8 +60,20 @@ export interface StoredSearchRecord {
 	updatedAt: string;
 }
 
+/** An unlocked key sealed for the other tabs of the browser session (keystore/session-unlock.ts). */
+export interface StoredUnlockRecord {
+	kind: KeyKind;
+	/** b64u: the public key of the key record it opens. */
+	publicKey: string;
+	/** AES-GCM under the device key of `nonce(24) ‖ XChaCha20-Poly1305 box` under the session's share. */
+	sealed: DeviceSealedBytes;
+	/** ISO 8601 UTC. */
+	updatedAt: string;
+}
+
 export interface KeyStoreSchema extends DBSchema {
 	keys: { key: KeyKind; value: StoredKeyRecord };
+	unlock: { key: KeyKind; value: StoredUnlockRecord };
 	device: { key: 'device'; value: DeviceKeyRecord };
 	drafts: { key: string; value: StoredDraftRecord };
 	search: { key: 'index'; value: StoredSearchRecord };
@@ -84,6 +97,9 @@ const UPGRADES: ReadonlyArray<(database: KeyStoreDatabase, transaction: UpgradeT
 	},
 	(database) => {
 		database.createObjectStore('search', { keyPath: 'id' });
+	},
+	(database) => {
+		database.createObjectStore('unlock', { keyPath: 'kind' });
 	}
 ];
 

@@ -4,13 +4,14 @@
  * `signing.key` imported, unlock and lock, passphrases and backup files, and the contract 2.2
  * fingerprint of a public key. Secrets stay in the worker; the page gets handles and public values.
  */
-import { b64uDecode } from '../../crypto/encoding';
+import { b64uDecode, b64uDecodeLength } from '../../crypto/encoding';
 import { checkEd25519SecretKey, fingerprintB64u, fingerprintDisplay, parseKeyFile } from '../../crypto/keys';
 import { requireId } from '../../crypto/rules';
 import { fail } from '../../errors';
 import { backupFileName, formatBackup } from '../../keystore/backup';
 import type { OpenedKey } from '../../keystore/keystore';
 import { KEYSTORE_DATABASE, type KeyKind } from '../../keystore/schema';
+import { UNLOCK_SHARE_BYTES } from '../../keystore/session-unlock';
 import type { KeyBackupFile, KeyInfo, KeyStoreStatus, UnlockedKey } from '../types';
 import type { WorkerState } from './state';
 
@@ -50,6 +51,16 @@ export interface KeysApi {
 	importBackup(backup: Blob | string, passphrase: string, options?: { replace?: boolean }): Promise<UnlockedKey>;
 	/** Deletes a stored key and wipes it (and, for the agent key, every conversation key) from memory. */
 	deleteKey(kind: KeyKind): Promise<boolean>;
+	/**
+	 * Keeps the unlocked agent key of `handle` for this browser session's other tabs and reloads, sealed under
+	 * the session's share from the server (b64u, 32 bytes) and the device key (docs/crypto-worker.md "Unlock
+	 * once per browser session"). The admin's signing key always asks for its passphrase.
+	 */
+	rememberUnlock(handle: string, share: string): Promise<void>;
+	/** Opens the agent key another tab of this session unlocked; null when none was kept or the share does not open it. */
+	resumeUnlock(share: string): Promise<UnlockedKey | null>;
+	/** Lock and sign-out: the kept copies are deleted, and every tab needs the passphrase. */
+	forgetUnlock(): Promise<void>;
 	/** The contract 2.2 fingerprint of a public key (b64u), with the display form people compare. */
 	fingerprint(publicKey: string): Promise<{ fingerprint: string; display: string }>;
 }
@@ -109,6 +120,17 @@ export function createKeysApi(state: WorkerState): KeysApi {
 				session.forget(kind);
 				return existed;
 			}),
+		rememberUnlock: (handle, share) =>
+			state.run(async () => {
+				const key = session.require(handle, 'agent');
+				await state.store.rememberUnlock(key, b64uDecodeLength(share, UNLOCK_SHARE_BYTES, 'share'));
+			}),
+		resumeUnlock: (share) =>
+			state.run(async () => {
+				const opened = await state.store.resumeUnlock('agent', b64uDecodeLength(share, UNLOCK_SHARE_BYTES, 'share'));
+				return opened && hold(opened);
+			}),
+		forgetUnlock: () => state.run(() => state.store.forgetUnlock()),
 		fingerprint: (publicKey) =>
 			state.run(() => {
 				const key = b64uDecode(publicKey, 'publicKey');
