@@ -22,7 +22,8 @@ import { WebhookSecrets } from './keys/webhook-secrets';
 import { LiveHub } from './live/hub';
 import { consoleLogger, errorText, type Logger } from './log';
 import { Maintenance } from './maintenance';
-import { startTeamClock, wakeSnoozed } from './conversations/lifecycle';
+import { startTeamClock } from './conversations/lifecycle';
+import { SnoozeAlarm } from './conversations/snooze-alarm';
 import { convertPendingProfiles } from './conversations/pending-profiles';
 import { UpstreamClient } from './upstream/client';
 import { UsageCounter } from './usage/caps';
@@ -53,6 +54,8 @@ export interface Inbox {
 	loginThrottle: LoginThrottle;
 	/** What each account spends of what the team shares, within the configured caps. */
 	usage: UsageCounter;
+	/** Wakes snoozed conversations when their snooze ends. */
+	snoozes: SnoozeAlarm;
 	/** The session of a cookie's token (cached a few seconds; see auth/session-cache.ts). */
 	session(token: string | undefined): Promise<Session | undefined>;
 	sessionCache: SessionCache;
@@ -140,7 +143,7 @@ function createWorkers(config: InboxConfig, { db, companyKeys, webhookSecrets }:
 	return { upstream, rewraps, grants, processor, receiver, storeInvitationProfiles };
 }
 
-/** The periodic work every process runs: retention, snoozes that end, profiles written with an invitation. */
+/** The periodic work every process runs: retention, snoozes that end (on time), profiles written with an invitation. */
 function startHousekeeping(
 	db: Database,
 	loginThrottle: LoginThrottle,
@@ -150,11 +153,15 @@ function startHousekeeping(
 ) {
 	const maintenance = new Maintenance({ db, log, now, pruneLoginAttempts: (at) => loginThrottle.prune(at) });
 	maintenance.start();
-	const teamClock = startTeamClock([() => wakeSnoozed(db, new Date(now())), storeInvitationProfiles], log);
+	const teamClock = startTeamClock([storeInvitationProfiles], log);
+	const snoozes = new SnoozeAlarm({ db, log, now });
+	snoozes.start();
 	return {
+		snoozes,
 		stop() {
 			maintenance.stop();
 			teamClock.stop();
+			snoozes.stop();
 		}
 	};
 }
@@ -210,6 +217,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		passwords,
 		loginThrottle,
 		usage: new UsageCounter(db, config.caps),
+		snoozes: housekeeping.snoozes,
 		session: (token) => sessions.resolve(token),
 		sessionCache: sessions.cache,
 		companyKeys,

@@ -128,6 +128,7 @@ export const putTeamState = handle(API.setTeamState, async (event, inbox) => {
 	const conversationId = idParam(event.params.conversationId, 'conversationId');
 	const change = parseTeamStateChange(await readJsonObject(event.request, BODY_LIMITS.fields), new Date(inbox.now()));
 	await changeTeamState(inbox, account, conversationId, change);
+	if (change.snoozedUntil) inbox.snoozes.snoozedUntil(change.snoozedUntil);
 	return answer(API.setTeamState, await requireConversationView(inbox.db, account, conversationId));
 });
 
