@@ -18,7 +18,11 @@ describe('format', () => {
 	});
 
 	it('labels conversations and gives each a stable hue', () => {
-		expect(shortConversationLabel('conv_AbCdEfGh12345678')).toBe('AbCd EfGh');
+		expect(shortConversationLabel('conv_AbCdEfGh12345678')).toMatch(/^[A-Z][a-z]+ [A-Z][a-z]+$/);
+		expect(shortConversationLabel('conv_AbCdEfGh12345678')).toBe(shortConversationLabel('conv_AbCdEfGh12345678'));
+		const names = new Set(Array.from({ length: 1000 }, (_, i) => shortConversationLabel(`conv_${i.toString(36).padStart(16, 'x')}`)));
+		// a thousand customers without a profile: almost all told apart by name alone
+		expect(names.size).toBeGreaterThan(950);
 		expect(avatarHue('conv_a')).toBe(avatarHue('conv_a'));
 		expect(avatarHue('conv_a')).toBeLessThan(360);
 	});
