@@ -109,6 +109,7 @@ function createWorkers(config: InboxConfig, { db, companyKeys, webhookSecrets }:
 		apiKey: config.serviceApiKey,
 		signingSecret: () => webhookSecrets.signing(),
 		db,
+		log,
 		now
 	});
 	const rewraps = new RewrapWorker({ db, upstream, companyKeys, now, log });

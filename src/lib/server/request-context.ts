@@ -1,7 +1,8 @@
 /**
  * What the log knows of the request being served (docs/operations.md "Logs"; docs/inbox-api.md §1
  * `X-Request-Id`): its id, SvelteKit's route id and the signed-in account, kept in an AsyncLocalStorage so
- * that a line logged deep in a handler carries them without being handed them.
+ * that a line logged deep in a handler carries them without being handed them. The processing of a
+ * stored webhook runs under the id of the request that stored it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
@@ -34,6 +35,11 @@ const storage = (shared[STORE] ??= new AsyncLocalStorage<RequestContext>());
 /** Runs `work` as part of the request (or the webhook's processing) `context` describes. */
 export function inRequest<T>(context: RequestContext, work: () => T): T {
 	return storage.run(context, work);
+}
+
+/** Runs `work` under the id of the request it continues (the one that stored a webhook), when it has one. */
+export function continuingRequest<T>(requestId: string | null, work: () => T): T {
+	return requestId === null ? work() : storage.run({ requestId }, work);
 }
 
 /** The request being served, if any: its fields can still be filled in (the route, then the account). */

@@ -542,5 +542,14 @@ create table live_streams (
 create index live_streams_by_account on live_streams (account_id, seen_at);
 create index live_streams_by_seen on live_streams (seen_at);
 `
+	},
+	{
+		version: 23,
+		name: 'the request that stored each webhook event',
+		sql: `
+-- The X-Request-Id of the delivery that stored the event (src/lib/server/request-context.ts): the lines its
+-- processing logs carry it (docs/operations.md "Logs"). Null for events stored before.
+alter table webhook_events add column request_id text;
+`
 	}
 ];

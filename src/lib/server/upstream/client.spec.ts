@@ -12,6 +12,8 @@ import { v1 } from '../../wire/v1';
 import type { Database } from '../db/database';
 import { loadOrCreateOperation } from '../db/operations';
 import { openPglite } from '../db/pglite';
+import type { LogFields, Logger } from '../log';
+import { inRequest } from '../request-context';
 import { UpstreamClient, type RetryPolicy } from './client';
 
 let sim: RunningSimulator;
@@ -143,6 +145,37 @@ describe('upstream client against the simulator (contract 5.1)', () => {
 			code: 'UPSTREAM_UNAVAILABLE',
 			status: 503
 		});
+	});
+
+	it("carries the id of the inbox's request as X-Request-Id, and logs each request's outcome without its query", async () => {
+		const lines: [string, string, LogFields | undefined][] = [];
+		const log: Logger = {
+			info: (message, fields) => lines.push(['info', message, fields]),
+			warn: (message, fields) => lines.push(['warn', message, fields]),
+			error: (message, fields) => lines.push(['error', message, fields])
+		};
+		const logged = new UpstreamClient({ baseUrl: front.url, apiKey: company.apiKey, signingSecret: company.webhookSecret, db, log });
+		await inRequest({ requestId: 'req_upstream_1' }, () => logged.call(v1.listConversations({ status: 'pending', limit: 3 })));
+		expect(front.seen.at(-1)!.headers['x-request-id']).toBe('req_upstream_1');
+		await logged.call(v1.listConversations());
+		expect(front.seen.at(-1)!.headers['x-request-id']).toBeUndefined();
+		front.failNext(3, { status: 502 });
+		await failure(() => logged.call(v1.listConversations(), { policy: quick }));
+		const unreachable = new UpstreamClient({
+			baseUrl: `http://127.0.0.1:${await freePort()}`,
+			apiKey: company.apiKey,
+			signingSecret: company.webhookSecret,
+			db,
+			log,
+			sleep: async () => {}
+		});
+		await failure(() => unreachable.call(v1.listConversations(), { policy: quick }));
+		expect(lines.map(([level, message, fields]) => [level, message, { ...fields, ms: typeof fields?.ms }])).toEqual([
+			['info', 'service answered', { method: 'GET', path: '/v1/conversations', status: 200, attempts: 1, ms: 'number' }],
+			['info', 'service answered', { method: 'GET', path: '/v1/conversations', status: 200, attempts: 1, ms: 'number' }],
+			['warn', 'service answered', { method: 'GET', path: '/v1/conversations', status: 502, attempts: 3, ms: 'number' }],
+			['warn', 'service unreachable', { method: 'GET', path: '/v1/conversations', attempts: 3, ms: 'number', reason: 'ECONNREFUSED' }]
+		]);
 	});
 
 	it('refuses to send a POST without an Idempotency-Key', async () => {

@@ -3,6 +3,8 @@
  * says (node:crypto HMAC over `t.METHOD.pathAndQuery.rawBody`), with one Idempotency-Key per logical
  * operation (persisted before the first attempt when the operation is the server's own), retried on
  * network errors, 429 and 5xx with exponential backoff and full jitter, every failure a ContractError.
+ * Each request carries the id of the inbox's request it serves as `X-Request-Id`, and ends in one line of
+ * the log (docs/operations.md "Logs").
  */
 import { ContractError } from '../../errors';
 import { signRequest } from '../../crypto/hmac';
@@ -10,6 +12,8 @@ import { v1ErrorFromResponse, type V1Request } from '../../wire/v1';
 import type { Queryable } from '../db/database';
 import { completeOperation, loadOrCreateOperation, type StoredOperation } from '../db/operations';
 import { nodeHmacSha256 } from '../hmac';
+import type { Logger } from '../log';
+import { currentRequest } from '../request-context';
 import { nodeTransport, type Transport } from './transport';
 
 export interface RetryPolicy {
@@ -53,6 +57,8 @@ export interface UpstreamOptions {
 	/** Where server-side operations keep their Idempotency-Key and request. */
 	db: Queryable;
 	transport?: Transport;
+	/** Where each request's outcome is logged. */
+	log?: Logger;
 	now?: () => number;
 	random?: () => number;
 	sleep?: (ms: number) => Promise<void>;
@@ -136,20 +142,31 @@ export class UpstreamClient {
 	 */
 	async send(request: RawRequest, policy: RetryPolicy = BACKGROUND_RETRY): Promise<RawResponse> {
 		const url = `${this.options.baseUrl}${request.pathAndQuery}`;
+		const requestId = currentRequest()?.requestId;
+		const startedAt = performance.now();
+		// the path names ids only; the query is left out with everything else a request carries
+		const call = { method: request.method, path: request.pathAndQuery.split('?')[0] };
 		for (let attempt = 1; ; attempt++) {
 			let response: RawResponse;
 			try {
 				response = await this.transport({
 					method: request.method,
 					url,
-					headers: this.signedHeaders(request),
+					headers: { ...this.signedHeaders(request), ...(requestId ? { 'x-request-id': requestId } : {}) },
 					body: request.body,
 					timeoutMs: policy.attemptTimeoutMs
 				});
 			} catch (error) {
 				if (error instanceof ContractError) throw error;
 				if (attempt >= policy.attempts) {
-					throw new ContractError('UPSTREAM_UNAVAILABLE', `the service could not be reached: ${describeNetworkError(error)}`);
+					const reason = describeNetworkError(error);
+					this.options.log?.warn('service unreachable', {
+						...call,
+						attempts: attempt,
+						ms: Math.round(performance.now() - startedAt),
+						reason
+					});
+					throw new ContractError('UPSTREAM_UNAVAILABLE', `the service could not be reached: ${reason}`);
 				}
 				await this.sleep(this.backoff(attempt, null, policy));
 				continue;
@@ -163,6 +180,8 @@ export class UpstreamClient {
 					continue;
 				}
 			}
+			const outcome = { ...call, status: response.status, attempts: attempt, ms: Math.round(performance.now() - startedAt) };
+			(retryable(response.status) ? this.options.log?.warn : this.options.log?.info)?.('service answered', outcome);
 			return response;
 		}
 	}
