@@ -111,6 +111,8 @@ class LiveStream {
 		});
 		this.#pump();
 		await this.#sender.idle();
+		// ended already: the process stops, or the session ended meanwhile
+		if (this.#closed) return;
 		this.#send(frame('ready', { lastEventId: this.#lastSent, heartbeatSeconds: KEEP_ALIVE_MS / 1000 }, this.#lastSent));
 		this.#keepAlive = setInterval(() => {
 			this.#send(frame('heartbeat', {}));

@@ -5,15 +5,16 @@
  * loaded (node/console.ts). Each request gets its id, the base security headers and its line in the log
  * (node/request-listener.ts, docs/inbox-api.md §1), so that static files, `_app` assets and SvelteKit's
  * answers made before the hooks carry them too. It listens on SOCKET_PATH or HOST and PORT with their
- * timeouts (node/listen.ts), and on SIGTERM or SIGINT stops accepting, closes idle connections, finishes
- * the requests under way (the others are closed after SHUTDOWN_TIMEOUT), then emits `sveltekit:shutdown`,
- * on which the inbox closes (runtime.ts).
+ * timeouts (node/listen.ts), and on SIGTERM or SIGINT drains (node/drain.ts; docs/operations.md "Stopping
+ * a process"): the requests under way finish (those still open after SHUTDOWN_TIMEOUT are closed), then
+ * `sveltekit:shutdown` is emitted, on which the inbox closes (runtime.ts).
  */
 import { rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { loadConfig } from '../config';
 import { errorText, rootLog } from '../log';
 import { routeConsoleToLog } from './console';
+import { ConnectionDrain } from './drain';
 import { requestListener } from './request-listener';
 
 const log = rootLog();
@@ -34,6 +35,7 @@ const { listen, storageOrigins } = loadConfig(process.env, { durableStore: true 
 const server = createServer(requestListener(handler, { storageOrigins, log }));
 if (listen.keepAliveTimeoutMs !== null) server.keepAliveTimeout = listen.keepAliveTimeoutMs;
 if (listen.headersTimeoutMs !== null) server.headersTimeout = listen.headersTimeoutMs;
+const drain = new ConnectionDrain(server);
 
 if (listen.socketPath) {
 	// a socket file left by a process that is gone would refuse the new one
@@ -41,25 +43,16 @@ if (listen.socketPath) {
 	server.listen(listen.socketPath, () => log.info({ socket: listen.socketPath }, 'listening'));
 } else server.listen(listen.port, listen.host, () => log.info({ address: `http://${listen.host}:${listen.port}` }, 'listening'));
 
-let stopping: NodeJS.Timeout | undefined;
-
 function stop(signal: NodeJS.Signals): void {
-	if (stopping) return;
-	log.info({ signal }, 'stopping');
-	// close() alone waits for idle keep-alive connections to time out
-	server.closeIdleConnections();
-	server.close(() => {
-		clearTimeout(stopping);
+	if (drain.stopping) return;
+	log.info({ signal }, 'stopping: new connections are refused, every answer closes its connection');
+	const closeAll = setTimeout(() => server.closeAllConnections(), listen.shutdownTimeoutMs);
+	drain.stop(() => {
+		clearTimeout(closeAll);
+		log.info('every connection is closed');
 		process.emit('sveltekit:shutdown' as NodeJS.Signals, signal);
 	});
-	stopping = setTimeout(() => server.closeAllConnections(), listen.shutdownTimeoutMs);
 }
 
-server.on('request', (request) => {
-	// while stopping, a connection closes as soon as its request is answered
-	request.on('close', () => {
-		if (stopping) server.closeIdleConnections();
-	});
-});
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
