@@ -13,6 +13,7 @@ import mime from 'mime';
 import svelteConfig from '../../svelte.config.js';
 import { buildOnce, CACHE, viteBuild } from '../../src/cli/stack/build';
 import { withConnectSources } from '../../src/lib/server/http/security-headers';
+import { createLog } from '../../src/lib/server/log';
 import { requestListener } from '../../src/lib/server/node/request-listener';
 
 const OUT = join(CACHE, 'test-pages');
@@ -38,13 +39,16 @@ function pagePolicy(storageOrigins: readonly string[]): string {
 export async function serveTestPages(storageOrigins: readonly string[]): Promise<{ url: string; close: () => Promise<void> }> {
 	const policy = pagePolicy(storageOrigins);
 	const server = createServer(
-		requestListener((request, response) => {
-			const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-			const file = resolve(OUT, `.${path.endsWith('/') ? `${path}index.html` : path}`);
-			if (!file.startsWith(OUT + sep) || !existsSync(file) || !statSync(file).isFile()) return void response.writeHead(404).end();
-			if (file.endsWith('.html')) response.setHeader('content-security-policy', policy);
-			response.writeHead(200, { 'content-type': mime.getType(file) ?? 'application/octet-stream' }).end(readFileSync(file));
-		}, storageOrigins)
+		requestListener(
+			(request, response) => {
+				const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+				const file = resolve(OUT, `.${path.endsWith('/') ? `${path}index.html` : path}`);
+				if (!file.startsWith(OUT + sep) || !existsSync(file) || !statSync(file).isFile()) return void response.writeHead(404).end();
+				if (file.endsWith('.html')) response.setHeader('content-security-policy', policy);
+				response.writeHead(200, { 'content-type': mime.getType(file) ?? 'application/octet-stream' }).end(readFileSync(file));
+			},
+			{ storageOrigins, log: createLog('silent') }
+		)
 	);
 	await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
 	return {

@@ -1,10 +1,14 @@
 /**
  * Starting and stopping the processes of a local stack (stack.ts; README.md, "Running the inbox server"):
  * free ports, child processes whose output is kept for failure reports, and waiting until a URL answers
- * (the inbox's `/api/health`, docs/inbox-api.md §9).
+ * (the inbox's `/api/health`, docs/inbox-api.md §9). A process's output printed as it comes (`verbose`)
+ * shows the inbox's JSON log lines readably (pino-pretty) on a terminal or when LOG_PRETTY=on asks, as
+ * they are otherwise (docs/operations.md "Logs").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import type { Readable } from 'node:stream';
+import { prettyFactory } from 'pino-pretty';
 
 export function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
@@ -27,22 +31,55 @@ export interface RunningProcess {
 	stop(): Promise<void>;
 }
 
+export interface ProcessOutput {
+	/** Print the output as it comes. */
+	verbose?: boolean;
+	/** Every whole line the process prints, on either stream. */
+	onLine?: (line: string) => void;
+}
+
+/** A log line of the inbox made readable; any other line as it is. */
+function readable(): (line: string) => string {
+	if (!process.stderr.isTTY && process.env.LOG_PRETTY !== 'on') return (line) => line;
+	const pretty = prettyFactory({
+		colorize: Boolean(process.stderr.isTTY),
+		singleLine: true,
+		translateTime: 'SYS:HH:MM:ss.l',
+		ignore: 'pid,hostname'
+	});
+	return (line) => (line.startsWith('{') ? pretty(line).trimEnd() : line);
+}
+
+/** Calls `each` with every whole line of `stream`. */
+function eachLine(stream: Readable | null, each: (line: string) => void): void {
+	let partial = '';
+	stream?.setEncoding('utf8');
+	stream?.on('data', (chunk: string) => {
+		const lines = (partial + chunk).split('\n');
+		partial = lines.pop() ?? '';
+		for (const line of lines) each(line);
+	});
+	stream?.on('end', () => partial && each(partial));
+}
+
 export function startProcess(
 	name: string,
 	command: string,
 	args: string[],
 	env: NodeJS.ProcessEnv,
-	options: { verbose?: boolean } = {}
+	options: ProcessOutput = {}
 ): RunningProcess {
 	const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 	const lines: string[] = [];
-	const keep = (chunk: Buffer) => {
-		lines.push(...chunk.toString().split('\n'));
+	const show = options.verbose || process.env.STACK_VERBOSE ? readable() : undefined;
+	const keep = (line: string) => {
+		lines.push(line);
 		if (lines.length > 200) lines.splice(0, lines.length - 200);
-		if (options.verbose || process.env.STACK_VERBOSE) process.stderr.write(`[${name}] ${chunk}`);
+		options.onLine?.(line);
+		if (show) process.stderr.write(`[${name}] ${show(line)}\n`);
 	};
-	child.stdout?.on('data', keep);
-	child.stderr?.on('data', keep);
+	eachLine(child.stdout, keep);
+	eachLine(child.stderr, keep);
 	return {
 		name,
 		child,

@@ -130,6 +130,8 @@ export interface InboxOptions {
 	nodeArgs?: string[];
 	/** Print the inbox's output as it comes (the demo). */
 	verbose?: boolean;
+	/** Every line the inbox prints (its log: docs/operations.md "Logs"). */
+	onOutputLine?: (line: string) => void;
 }
 
 export interface RunningInbox {
@@ -168,7 +170,8 @@ export function inboxEnvironment(options: InboxOptions): Record<string, string> 
 export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
 	const url = `http://127.0.0.1:${options.port}`;
 	const child = startProcess('inbox', process.execPath, [...(options.nodeArgs ?? []), 'build'], inboxEnvironment(options), {
-		verbose: options.verbose
+		verbose: options.verbose,
+		onLine: options.onOutputLine
 	});
 	await waitForUrl(`${url}/api/health`, [child], 120_000);
 	return {
@@ -207,6 +210,8 @@ export interface StackOptions {
 	inboxEnv?: Record<string, string>;
 	nodeArgs?: string[];
 	verbose?: boolean;
+	/** Every line the inbox prints, also after a restart. */
+	onOutputLine?: (line: string) => void;
 	/** Run before the inbox starts, e.g. to seed a PGlite database from a template. */
 	prepare?: () => Promise<void>;
 	/** The base URL the inbox should use to reach the simulator at `simUrl` (default: the simulator itself). */
@@ -230,7 +235,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 			serviceBaseUrl: options.serviceBaseUrl ? await options.serviceBaseUrl(sim.url) : undefined,
 			env: options.inboxEnv,
 			nodeArgs: options.nodeArgs,
-			verbose: options.verbose
+			verbose: options.verbose,
+			onOutputLine: options.onOutputLine
 		};
 		const stack: Stack = {
 			sim,

@@ -159,6 +159,13 @@ describe('configuration from the environment', () => {
 		expect(problemsOf({ ...valid, WEBHOOK_PROCESSING: 'yes' })).toEqual([expect.stringMatching(/WEBHOOK_PROCESSING must be on or off/)]);
 	});
 
+	it('takes one of pino\'s levels as LOG_LEVEL (docs/operations.md "Logs")', () => {
+		for (const level of ['debug', 'warn', 'silent', '']) expect(() => loadConfig({ ...valid, LOG_LEVEL: level }), level).not.toThrow();
+		expect(problemsOf({ ...valid, LOG_LEVEL: 'verbose' })).toEqual([
+			'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'
+		]);
+	});
+
 	it("takes the storage's origins from STORAGE_ORIGINS, else the service's, and refuses anything but bare origins", () => {
 		expect(loadConfig({ ...valid, SERVICE_BASE_URL: 'https://gateway.example.com/prod' }).storageOrigins).toEqual([
 			'https://gateway.example.com'

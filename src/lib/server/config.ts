@@ -7,6 +7,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { b64uDecode } from '../crypto/encoding';
 import { isId, KEY_BYTES } from '../crypto/rules';
 import type { UsageCaps } from '../inbox-api/usage';
+import { readLogLevel } from './log';
 import { readListenOptions, type ListenOptions } from './node/listen';
 import { DEFAULT_CAPS } from './usage/caps';
 
@@ -285,6 +286,8 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	const storageOrigins = readStorageOrigins(env.STORAGE_ORIGINS, serviceBaseUrl, problems);
 	const caps = readCaps(env, problems);
 	const metrics = readMetrics(env, problems);
+	// the log reads LOG_LEVEL itself, from its first line on (log.ts); a wrong one stops the start here
+	readLogLevel(env.LOG_LEVEL, problems);
 	if (problems.length) throw new ConfigError(problems);
 	return {
 		serviceBaseUrl,

@@ -20,7 +20,7 @@ import type { CompanyKeys } from './keys/files';
 import { checkCompanyKeyFiles, COMPANY_KEY_CHANNEL, companyKeyMismatch } from './keys/company-key-state';
 import { WebhookSecrets } from './keys/webhook-secrets';
 import { LiveHub } from './live/hub';
-import { consoleLogger, errorText, type Logger } from './log';
+import { errorText, serverLogger, type Logger } from './log';
 import { Maintenance } from './maintenance';
 import { startTeamClock } from './conversations/lifecycle';
 import { SnoozeAlarm } from './conversations/snooze-alarm';
@@ -167,7 +167,7 @@ function startHousekeeping(
 }
 
 export async function startInbox(config: InboxConfig, options: { log?: Logger; now?: () => number } = {}): Promise<Inbox> {
-	const log = options.log ?? consoleLogger;
+	const log = options.log ?? serverLogger;
 	const now = options.now ?? Date.now;
 	await initCrypto();
 	const foundation = await openFoundation(config, log, now);

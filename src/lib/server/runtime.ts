@@ -5,6 +5,7 @@
 import { ConfigError, loadConfig } from './config';
 import { startInbox, type Inbox } from './inbox';
 import { KeyFileError } from './keys/files';
+import { serverLogger } from './log';
 
 let current: Inbox | undefined;
 
@@ -24,10 +25,12 @@ export async function initRuntime(
 	try {
 		current = await startInbox(loadConfig(env, options));
 	} catch (error) {
-		if (error instanceof ConfigError) console.error(error.message);
+		// one line of the log per problem (docs/operations.md "Logs")
+		if (error instanceof ConfigError)
+			for (const problem of error.problems) serverLogger.error('the inbox cannot start: fix its configuration', { problem });
 		else if (error instanceof KeyFileError)
-			console.error(`The inbox cannot start: the company key files are not usable.\n  - ${error.message}`);
-		else console.error(`The inbox cannot start: ${(error as Error)?.stack ?? error}`);
+			serverLogger.error('the inbox cannot start: the company key files are not usable', { problem: error.message });
+		else serverLogger.error('the inbox cannot start', { reason: (error as Error)?.stack ?? String(error) });
 		process.exit(1);
 	}
 	const started = current;

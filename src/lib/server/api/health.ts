@@ -5,11 +5,14 @@
 import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { ContractError } from '../../errors';
 import type { Inbox } from '../inbox';
+import { errorResponse } from '../http/responses';
 import { answer, handle } from './event';
+
+const STOPPING = new ContractError('UNAVAILABLE', 'this inbox process is stopping');
 
 /** Throws `UNAVAILABLE` while the process stops or when the database does not answer. */
 export async function checkHealth(inbox: Pick<Inbox, 'draining' | 'db'>): Promise<void> {
-	if (inbox.draining) throw new ContractError('UNAVAILABLE', 'this inbox process is stopping');
+	if (inbox.draining) throw STOPPING;
 	try {
 		await inbox.db.query('select 1');
 	} catch {
@@ -18,6 +21,12 @@ export async function checkHealth(inbox: Pick<Inbox, 'draining' | 'db'>): Promis
 }
 
 export const getHealth = handle(API.getHealth, async (_event, inbox) => {
-	await checkHealth(inbox);
+	try {
+		await checkHealth(inbox);
+	} catch (error) {
+		// the expected answer while the process stops, not a failure to log as one: the request's line tells it
+		if (error === STOPPING) return errorResponse(error);
+		throw error;
+	}
 	return answer(API.getHealth, { status: 'ok' });
 });

@@ -545,6 +545,15 @@ create index live_streams_by_seen on live_streams (seen_at);
 	},
 	{
 		version: 23,
+		name: 'the request that stored each webhook event',
+		sql: `
+-- The X-Request-Id of the delivery that stored the event (src/lib/server/request-context.ts): the lines its
+-- processing logs carry it (docs/operations.md "Logs"). Null for events stored before.
+alter table webhook_events add column request_id text;
+`
+	},
+	{
+		version: 24,
 		name: 'unlock once per browser session',
 		sql: `
 -- The server's half of the key a browser session keeps its unlocked agent key under

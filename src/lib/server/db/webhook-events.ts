@@ -19,6 +19,8 @@ export interface IncomingEvent {
 	deliveryId: string | null;
 	attempt: number | null;
 	rawBody: string;
+	/** The id of the request that stored it (request-context.ts): its processing logs under it. None outside a request. */
+	requestId?: string | null;
 }
 
 export interface StoredEvent {
@@ -31,6 +33,8 @@ export interface StoredEvent {
 	receivedAt: Date;
 	/** The token of the lease this event was claimed under; null without leases (one process). */
 	leaseToken: string | null;
+	/** The id of the request that stored it; null for events stored before the inbox kept it. */
+	requestId: string | null;
 }
 
 /**
@@ -42,10 +46,10 @@ export interface StoredEvent {
 export async function storeWebhookEvents(db: Queryable, events: readonly IncomingEvent[], now: Date): Promise<Map<string, number>> {
 	if (events.length === 0) return new Map();
 	const rows = await db.query<{ event_id: string; seq: number }>(
-		`insert into webhook_events (event_id, event_type, delivery_id, attempt, raw_body, body_digest, received_at, next_attempt_at)
-		 select event_id, event_type, delivery_id, attempt, raw_body, body_digest, $7, $7
-		 from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[])
-			as e (event_id, event_type, delivery_id, attempt, raw_body, body_digest)
+		`insert into webhook_events (event_id, event_type, delivery_id, attempt, raw_body, body_digest, request_id, received_at, next_attempt_at)
+		 select event_id, event_type, delivery_id, attempt, raw_body, body_digest, request_id, $7, $7
+		 from unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $8::text[])
+			as e (event_id, event_type, delivery_id, attempt, raw_body, body_digest, request_id)
 		 on conflict do nothing
 		 returning event_id, seq`,
 		[
@@ -55,7 +59,8 @@ export async function storeWebhookEvents(db: Queryable, events: readonly Incomin
 			events.map((event) => event.attempt),
 			events.map((event) => event.rawBody),
 			events.map((event) => (event.idInBody ? null : createHash('sha256').update(event.rawBody).digest('hex'))),
-			now
+			now,
+			events.map((event) => event.requestId ?? null)
 		]
 	);
 	return new Map(rows.map((row) => [row.event_id, row.seq]));
@@ -68,6 +73,7 @@ interface EventRow {
 	raw_body: string;
 	process_attempts: number;
 	received_at: Date;
+	request_id: string | null;
 }
 
 /**
@@ -79,7 +85,7 @@ export async function claimDueEvents(db: Queryable, limit: number, lease: Lease 
 	const rows =
 		lease === null
 			? await db.query<EventRow>(
-					`select seq, event_id, event_type, raw_body, process_attempts, received_at from webhook_events
+					`select seq, event_id, event_type, raw_body, process_attempts, received_at, request_id from webhook_events
 					 where state = 'pending' and next_attempt_at <= $1 order by seq limit $2`,
 					[now, limit]
 				)
@@ -90,7 +96,7 @@ export async function claimDueEvents(db: Queryable, limit: number, lease: Lease 
 						where state = 'pending' and next_attempt_at <= $1 and (locked_until is null or locked_until <= $1)
 						order by seq limit $3
 						for update skip locked)
-					 returning seq, event_id, event_type, raw_body, process_attempts, received_at`,
+					 returning seq, event_id, event_type, raw_body, process_attempts, received_at, request_id`,
 					[now, new Date(now.getTime() + lease.ms), limit, lease.token]
 				);
 	return rows
@@ -101,7 +107,8 @@ export async function claimDueEvents(db: Queryable, limit: number, lease: Lease 
 			rawBody: row.raw_body,
 			processAttempts: row.process_attempts,
 			receivedAt: new Date(row.received_at),
-			leaseToken: lease?.token ?? null
+			leaseToken: lease?.token ?? null,
+			requestId: row.request_id
 		}))
 		.sort((a, b) => a.seq - b.seq);
 }

@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedPgliteDataDir } from '$test-support/databases';
+import { parseLog } from '$test-support/server-log';
 import { buildSecrets, ensureBuild, type BuildSecrets } from '../../../cli/stack/build';
 import { freePort, startProcess } from '../../../cli/stack/processes';
 import { ensureCompanyKeys, inboxEnvironment, startInbox, type InboxOptions, type RunningInbox } from '../../../cli/stack/stack';
@@ -257,14 +258,24 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 		delete env.ACCEPT_NON_DURABLE_DATABASE;
 		const failure = await run(process.execPath, ['build'], { env, timeout: 60_000 }).then(
 			() => undefined,
-			(error: { code: number; stderr: string }) => error
+			(error: { code: number; stdout: string; stderr: string }) => error
 		);
 		expect(failure?.code).toBe(1);
-		expect(failure?.stderr).toMatch(/SERVICE_BASE_URL must use https/);
-		expect(failure?.stderr).toMatch(/SERVICE_API_KEY is not a valid API key/);
-		expect(failure?.stderr).toMatch(/ORIGIN is not set/);
-		expect(failure?.stderr).toMatch(/DATABASE_URL is not set: the embedded PGlite database does not flush to the disk/);
-		expect(failure?.stderr).not.toContain('sk_live_tooshort');
+		// one line of the log per problem
+		const lines = parseLog(failure!.stdout);
+		expect(lines.map(({ level, msg }) => [level, msg])).toEqual(
+			Array(lines.length).fill(['error', 'the inbox cannot start: fix its configuration'])
+		);
+		expect(lines.map((line) => line.problem)).toEqual(
+			expect.arrayContaining([
+				expect.stringMatching(/^SERVICE_BASE_URL must use https/),
+				expect.stringMatching(/^SERVICE_API_KEY is not a valid API key/),
+				expect.stringMatching(/^ORIGIN is not set/),
+				expect.stringMatching(/^DATABASE_URL is not set: the embedded PGlite database does not flush to the disk/)
+			])
+		);
+		expect(failure?.stderr).toBe('');
+		expect(failure?.stdout).not.toContain('sk_live_tooshort');
 	});
 
 	it('refuses to start without usable company key files, saying how to create them', async () => {
@@ -284,10 +295,15 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 		};
 		const failure = await run(process.execPath, ['build'], { env, timeout: 60_000 }).then(
 			() => undefined,
-			(error: { code: number; stderr: string }) => error
+			(error: { code: number; stdout: string }) => error
 		);
 		expect(failure?.code).toBe(1);
-		expect(failure?.stderr).toMatch(/company key files are not usable/);
-		expect(failure?.stderr).toMatch(/npm run keys -- init/);
+		expect(parseLog(failure!.stdout)).toEqual([
+			expect.objectContaining({
+				level: 'error',
+				msg: 'the inbox cannot start: the company key files are not usable',
+				problem: expect.stringMatching(/npm run keys -- init/)
+			})
+		]);
 	});
 });

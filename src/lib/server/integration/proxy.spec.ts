@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signedRoster, signingKeyOf } from '$test-support/admin-api';
 import { Customer } from '$test-support/customer';
@@ -8,8 +7,8 @@ import { announceConversations, RELAYED, serveHostileAnswers } from '$test-suppo
 import type { InboxClient } from '$test-support/inbox-client';
 import { ADMIN, useStack } from '$test-support/integration';
 import { rawRequest } from '$test-support/raw-request';
-import { encryptMessage, initCrypto, newClientMessageId, openConversationKey } from '../../crypto/index';
-import { loadCompanyKeys } from '../keys/files';
+import { companyReplies } from '$test-support/replies';
+import { initCrypto } from '../../crypto/index';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 120_000 });
@@ -151,18 +150,8 @@ describe.each(BACKENDS)('the signing proxy /api/v1 on %s (docs/inbox-api.md §6,
 	it("carries an agent's reply to the customer, keeps the inbox's copy, and moves the agent's read pointer", async () => {
 		const id = customer.conversationId;
 		// The test plays the agent's worker: it opens K (with the company keys of the test stack) and encrypts.
-		const keys = await loadCompanyKeys(join(harness.stack().dataDir, 'keys'));
-		const record = await agent.get(`/api/v1/conversations/${id}`);
-		const conversationKey = openConversationKey(record.body.wrapForCompany, id, [keys.current, ...keys.previous]);
-		const encryption = encryptMessage({
-			conversationKey,
-			conversationId: id,
-			senderType: 'company',
-			clientMessageId: newClientMessageId(),
-			keyVersion: 1,
-			text: 'Yes, it ships today.'
-		});
-		const sent = await agent.post('/api/v1/messages', { conversationId: id, contentType: 'text', encryption });
+		const reply = await companyReplies(agent, harness.stack().dataDir, id);
+		const sent = await agent.post('/api/v1/messages', reply('Yes, it ships today.'));
 		expect(sent.status).toBe(201);
 		expect((await customer.messages()).map((message) => [message.senderType, message.text])).toEqual([
 			['user', 'Is my order on its way?'],
@@ -180,14 +169,7 @@ describe.each(BACKENDS)('the signing proxy /api/v1 on %s (docs/inbox-api.md §6,
 
 	it("records who sent each reply, and refuses another account's clientMessageId before the service sees it", async () => {
 		const id = customer.conversationId;
-		const keys = await loadCompanyKeys(join(harness.stack().dataDir, 'keys'));
-		const record = await agent.get(`/api/v1/conversations/${id}`);
-		const conversationKey = openConversationKey(record.body.wrapForCompany, id, [keys.current, ...keys.previous]);
-		const reply = (text: string, clientMessageId = newClientMessageId()) => ({
-			conversationId: id,
-			contentType: 'text',
-			encryption: encryptMessage({ conversationKey, conversationId: id, senderType: 'company', clientMessageId, keyVersion: 1, text })
-		});
+		const reply = await companyReplies(agent, harness.stack().dataDir, id);
 		const fromAda = reply('From Ada.');
 		const fromGrace = reply('From Grace.');
 		expect((await agent.post('/api/v1/messages', fromAda)).status).toBe(201);

@@ -419,9 +419,10 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		const linked = async (id: string) => (await grace.get(`/api/conversations/${id}`)).body.linkedConversations.sort();
 		expect((await grace.put(`/api/conversations/${b}/customer-link`, { linkedTo: a })).body.linkedConversations).toEqual([a]);
 		expect(await linked(a)).toEqual([b]);
-		await grace.put(`/api/conversations/${c}/customer-link`, { linkedTo: b });
+		const linkedC = await grace.put(`/api/conversations/${c}/customer-link`, { linkedTo: b });
+		expect([linkedC.status, linkedC.body.linkedConversations?.sort()]).toEqual([200, [a, b].sort()]);
 		expect(await linked(a)).toEqual([b, c].sort());
-		await grace.put(`/api/conversations/${b}/customer-link`, { linkedTo: null });
+		expect((await grace.put(`/api/conversations/${b}/customer-link`, { linkedTo: null })).status).toBe(200);
 		expect([await linked(a), await linked(b), await linked(c)]).toEqual([[c], [], [a]]);
 		expect((await grace.put(`/api/conversations/${a}/customer-link`, { linkedTo: a })).body.error.code).toBe('INVALID_REQUEST');
 		expect((await grace.put(`/api/conversations/${a}/customer-link`, { linkedTo: 'conv_unknown' })).status).toBe(404);

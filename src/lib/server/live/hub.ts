@@ -84,6 +84,11 @@ export class LiveHub {
 	}
 
 	subscribe(subscriber: LiveSubscriber): () => void {
+		// A stream opened while the process stops is told at once to reconnect elsewhere, as the open ones were.
+		if (this.stopping) {
+			subscriber.end('shutdown');
+			return () => {};
+		}
 		this.subscribers.add(subscriber);
 		return () => this.subscribers.delete(subscriber);
 	}

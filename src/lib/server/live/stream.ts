@@ -112,6 +112,8 @@ class LiveStream {
 		});
 		this.#pump();
 		await this.#sender.idle();
+		// ended already: the process stops, or the session ended meanwhile
+		if (this.#closed) return;
 		this.#send(
 			frame(
 				'ready',

@@ -12,7 +12,9 @@ import { v1 } from '../../wire/v1';
 import type { Database } from '../db/database';
 import { loadOrCreateOperation } from '../db/operations';
 import { openPglite } from '../db/pglite';
+import type { LogFields, Logger } from '../log';
 import { registry } from '../metrics';
+import { inRequest } from '../request-context';
 import { UpstreamClient, type RetryPolicy } from './client';
 
 let sim: RunningSimulator;
@@ -146,6 +148,40 @@ describe('upstream client against the simulator (contract 5.1)', () => {
 		});
 	});
 
+	it("carries the id of the inbox's request as X-Request-Id, and logs each request's outcome without its query", async () => {
+		const lines: [string, string, LogFields | undefined][] = [];
+		const log: Logger = {
+			info: (message, fields) => lines.push(['info', message, fields]),
+			warn: (message, fields) => lines.push(['warn', message, fields]),
+			error: (message, fields) => lines.push(['error', message, fields])
+		};
+		const logged = new UpstreamClient({ baseUrl: front.url, apiKey: company.apiKey, signingSecret: company.webhookSecret, db, log });
+		await inRequest({ requestId: 'req_upstream_1' }, () => logged.call(v1.listConversations({ status: 'pending', limit: 3 })));
+		expect(front.seen.at(-1)!.headers['x-request-id']).toBe('req_upstream_1');
+		await logged.call(v1.listConversations());
+		expect(front.seen.at(-1)!.headers['x-request-id']).toBeUndefined();
+		front.failNext(3, { status: 502 });
+		await failure(() => logged.call(v1.listConversations(), { policy: quick }));
+		const unreachable = new UpstreamClient({
+			baseUrl: `http://127.0.0.1:${await freePort()}`,
+			apiKey: company.apiKey,
+			signingSecret: company.webhookSecret,
+			db,
+			log,
+			sleep: async () => {}
+		});
+		await failure(() => unreachable.call(v1.listConversations(), { policy: quick }));
+		expect(lines.map(([level, message, fields]) => [level, message, { ...fields, ms: typeof fields?.ms }])).toEqual([
+			['info', 'service answered', { method: 'GET', path: '/v1/conversations', status: 200, attempts: 1, ms: 'number' }],
+			['info', 'service answered', { method: 'GET', path: '/v1/conversations', status: 200, attempts: 1, ms: 'number' }],
+			['info', 'service answered', { method: 'GET', path: '/v1/conversations', status: 502, attempts: 3, ms: 'number' }],
+			// each call at info; the start of an outage is the one warning
+			['warn', 'the service cannot be reached', { statusClass: '5xx', reason: null, ms: 'undefined' }],
+			['info', 'service unreachable', { method: 'GET', path: '/v1/conversations', attempts: 3, ms: 'number', reason: 'ECONNREFUSED' }],
+			['warn', 'the service cannot be reached', { statusClass: 'network', reason: 'ECONNREFUSED', ms: 'undefined' }]
+		]);
+	});
+
 	it('refuses to send a POST without an Idempotency-Key', async () => {
 		expect(await failure(() => client().call(v1.createInvite()))).toMatchObject({ code: 'IDEMPOTENCY_KEY_REQUIRED' });
 	});
@@ -153,12 +189,14 @@ describe('upstream client against the simulator (contract 5.1)', () => {
 
 describe('an outage of the service (docs/operations.md "Logs", "Metrics")', () => {
 	it('logs the first failure after a success once, with its status class, and the recovery once; the state feeds the metrics and the pages', async () => {
-		const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
+		const logged: { level: string; message: string; fields: Record<string, unknown> }[] = [];
 		const log = {
-			info: (message: string, fields = {}) => lines.push({ level: 'info', message, fields }),
-			warn: (message: string, fields = {}) => lines.push({ level: 'warn', message, fields }),
-			error: (message: string, fields = {}) => lines.push({ level: 'error', message, fields })
+			info: (message: string, fields = {}) => logged.push({ level: 'info', message, fields }),
+			warn: (message: string, fields = {}) => logged.push({ level: 'warn', message, fields }),
+			error: (message: string, fields = {}) => logged.push({ level: 'error', message, fields })
 		};
+		// the lines about the outage, beside the line each call logs
+		const lines = () => logged.filter(({ message }) => message.startsWith('the service'));
 		const told: boolean[] = [];
 		const upstream = new UpstreamClient({
 			baseUrl: front.url,
@@ -171,23 +209,23 @@ describe('an outage of the service (docs/operations.md "Logs", "Metrics")', () =
 		});
 		const up = async () => (await registry.getSingleMetric('inbox_upstream_up')!.get()).values[0].value;
 		expect((await upstream.send({ method: 'GET', pathAndQuery: '/v1/conversations' }, quick)).status).toBe(200);
-		expect([upstream.reachable, lines]).toEqual([true, []]);
+		expect([upstream.reachable, lines()]).toEqual([true, []]);
 
 		front.failNext(2 * quick.attempts, { status: 503 });
 		for (let i = 0; i < 2; i++) expect((await upstream.send({ method: 'GET', pathAndQuery: '/v1/conversations' }, quick)).status).toBe(503);
 		expect(upstream.reachable).toBe(false);
 		expect(await up()).toBe(0);
-		expect(lines).toEqual([{ level: 'warn', message: 'the service cannot be reached', fields: { statusClass: '5xx', reason: null } }]);
+		expect(lines()).toEqual([{ level: 'warn', message: 'the service cannot be reached', fields: { statusClass: '5xx', reason: null } }]);
 
 		expect((await upstream.send({ method: 'GET', pathAndQuery: '/v1/conversations' }, quick)).status).toBe(200);
 		expect([upstream.reachable, await up()]).toEqual([true, 1]);
-		expect(lines.map(({ level, message }) => [level, message])).toEqual([
+		expect(lines().map(({ level, message }) => [level, message])).toEqual([
 			['warn', 'the service cannot be reached'],
 			['info', 'the service answers again']
 		]);
 		expect(told).toEqual([false, true]);
 		// an answer the service gives (a 404 here) is the service answering
 		expect((await upstream.send({ method: 'GET', pathAndQuery: '/v1/conversations/conv_nothing00' }, quick)).status).toBe(404);
-		expect(lines).toHaveLength(2);
+		expect(lines()).toHaveLength(2);
 	});
 });

@@ -3,6 +3,8 @@
  * says (node:crypto HMAC over `t.METHOD.pathAndQuery.rawBody`), with one Idempotency-Key per logical
  * operation (persisted before the first attempt when the operation is the server's own), retried on
  * network errors, 429 and 5xx with exponential backoff and full jitter, every failure a ContractError.
+ * Each request carries the id of the inbox's request it serves as `X-Request-Id`, and ends in one line of
+ * the log (docs/operations.md "Logs").
  */
 import { ContractError } from '../../errors';
 import { signRequest } from '../../crypto/hmac';
@@ -12,6 +14,7 @@ import { completeOperation, loadOrCreateOperation, type StoredOperation } from '
 import { nodeHmacSha256 } from '../hmac';
 import type { Logger } from '../log';
 import { statusClassOf, upstreamRequests, upstreamSeconds, upstreamUp } from '../metrics';
+import { currentRequest } from '../request-context';
 import { nodeTransport, type Transport } from './transport';
 
 export interface RetryPolicy {
@@ -55,7 +58,7 @@ export interface UpstreamOptions {
 	/** Where server-side operations keep their Idempotency-Key and request. */
 	db: Queryable;
 	transport?: Transport;
-	/** Told once when the service stops answering and once when it answers again (docs/operations.md "Logs"). */
+	/** Where each request's outcome is logged, and once when the service stops answering and once when it answers again (docs/operations.md "Logs"). */
 	log?: Logger;
 	/** Called when the service stops answering or answers again: the live streams tell the pages (docs/inbox-api.md §7). */
 	onReachability?: (reachable: boolean) => void;
@@ -142,6 +145,10 @@ export class UpstreamClient {
 	 */
 	async send(request: RawRequest, policy: RetryPolicy = BACKGROUND_RETRY): Promise<RawResponse> {
 		const url = `${this.options.baseUrl}${request.pathAndQuery}`;
+		const requestId = currentRequest()?.requestId;
+		const startedAt = performance.now();
+		// the path names ids only; the query is left out with everything else a request carries
+		const call = { method: request.method, path: request.pathAndQuery.split('?')[0] };
 		for (let attempt = 1; ; attempt++) {
 			let response: RawResponse;
 			const started = performance.now();
@@ -149,7 +156,7 @@ export class UpstreamClient {
 				response = await this.transport({
 					method: request.method,
 					url,
-					headers: this.signedHeaders(request),
+					headers: { ...this.signedHeaders(request), ...(requestId ? { 'x-request-id': requestId } : {}) },
 					body: request.body,
 					timeoutMs: policy.attemptTimeoutMs
 				});
@@ -157,14 +164,21 @@ export class UpstreamClient {
 				if (error instanceof ContractError) throw error;
 				this.observed(null, started);
 				if (attempt >= policy.attempts) {
-					this.answered(false, 'network', describeNetworkError(error));
-					throw new ContractError('UPSTREAM_UNAVAILABLE', `the service could not be reached: ${describeNetworkError(error)}`);
+					const reason = describeNetworkError(error);
+					// every failed call at info; the outage itself is one warning (answered)
+					this.options.log?.info('service unreachable', {
+						...call,
+						attempts: attempt,
+						ms: Math.round(performance.now() - startedAt),
+						reason
+					});
+					this.answered(false, 'network', reason);
+					throw new ContractError('UPSTREAM_UNAVAILABLE', `the service could not be reached: ${reason}`);
 				}
 				await this.sleep(this.backoff(attempt, null, policy));
 				continue;
 			}
 			this.observed(response.status, started);
-			if (attempt >= policy.attempts || !retryable(response.status)) this.answered(response.status < 500, statusClassOf(response.status));
 			if (retryable(response.status) && attempt < policy.attempts) {
 				const retryAfter = Number(response.headers.get('retry-after'));
 				const wait = this.backoff(attempt, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null, policy);
@@ -174,6 +188,10 @@ export class UpstreamClient {
 					continue;
 				}
 			}
+			const outcome = { ...call, status: response.status, attempts: attempt, ms: Math.round(performance.now() - startedAt) };
+			// a 5xx outage is one warning (answered); a refused rate is worth one each
+			(response.status === 429 ? this.options.log?.warn : this.options.log?.info)?.('service answered', outcome);
+			this.answered(response.status < 500, statusClassOf(response.status));
 			return response;
 		}
 	}

@@ -26,6 +26,7 @@ import type { LiveEventType } from '../db/live-events';
 import { storeAgentWraps, storeMessages } from '../db/messages';
 import { reopenOnCustomerMessages } from '../conversations/lifecycle';
 import type { Logger } from '../log';
+import { continuingRequest } from '../request-context';
 import { dateOr, storedMessageOf } from './message-batch';
 
 export interface HandlerContext {
@@ -153,7 +154,7 @@ const HANDLERS: Record<string, (tx: Queryable, event: WebhookEvent, ctx: Handler
  */
 export async function applyEvents(
 	tx: Queryable,
-	stored: readonly Pick<StoredEvent, 'eventId' | 'rawBody'>[],
+	stored: readonly Pick<StoredEvent, 'eventId' | 'rawBody' | 'requestId'>[],
 	ctx: HandlerContext
 ): Promise<number> {
 	let ignored = 0;
@@ -162,7 +163,7 @@ export async function applyEvents(
 		if (run.length) await messagesCreated(tx, run, ctx);
 		run = [];
 	};
-	for (const { eventId, rawBody } of stored) {
+	for (const { eventId, rawBody, requestId } of stored) {
 		// The id the event was stored under: the body's, or X-Service-Event-Id's when the body has none.
 		const event = parseWebhookEvent(rawBody, eventId);
 		if (event.type === 'message.created') {
@@ -171,7 +172,8 @@ export async function applyEvents(
 		}
 		await flush();
 		const handler = HANDLERS[event.type];
-		if (handler) await handler(tx, event, ctx);
+		// what the handler logs carries the id of the request that stored the event
+		if (handler) await continuingRequest(requestId, () => handler(tx, event, ctx));
 		else ignored++;
 	}
 	await flush();

@@ -20,7 +20,8 @@ import { updateSettings } from '../db/settings';
 import { LeaseLostError, newLease } from '../db/leases';
 import { storeRoster } from '../db/rosters';
 import { claimDueEvents, storeWebhookEvents } from '../db/webhook-events';
-import type { Logger } from '../log';
+import type { LogFields, Logger } from '../log';
+import { currentRequest, inRequest } from '../request-context';
 import { applyMessageBatch, messagesOf } from './message-batch';
 import { WebhookProcessor } from './processor';
 import { WebhookReceiver } from './receiver';
@@ -319,6 +320,54 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 		await receive(idless(messageCreated('conv_replayed', 1)), ['evt_said_a', 'evt_said_b']);
 		const { messages } = await listStoredMessages(db, 'conv_replayed', 0, 10);
 		expect(messages.map((message) => message.messageId)).toEqual(['evt_said_a']);
+	});
+
+	it('logs what it does of an event under the id of the request that stored it (docs/operations.md "Logs")', async () => {
+		const lines: [string, string | undefined, unknown][] = [];
+		const record = (message: string, fields?: LogFields) =>
+			lines.push([message, currentRequest()?.requestId, fields?.event ?? fields?.conversation]);
+		const log: Logger = { info: record, warn: record, error: record };
+		const logging = new WebhookProcessor({ db, now: Date.now, log, wakeRewraps: () => {} });
+		const receiver = new WebhookReceiver({ db, secrets: () => ['whsec_ids'], now: Date.now, log });
+		const receive = (requestId: string, event: { id: string; type: string; data: object }) => {
+			const body = JSON.stringify(event);
+			const request = new Request('http://inbox.test/webhooks/service', {
+				method: 'POST',
+				headers: webhookHeaders(webhookSignature('whsec_ids', body)),
+				body
+			});
+			return inRequest({ requestId }, () => receiver.handle(request));
+		};
+		// two messages take the one-statement path; a start, with its handler's line, the general one; a malformed event is set aside
+		await receive('req_said_1', messageCreated('conv_ids', 1));
+		await receive('req_said_2', messageCreated('conv_ids', 2));
+		while ((await logging.runOnce()) > 0);
+		await receive('req_start', { ...started('conv_ids_2'), id: 'evt_ids_start' });
+		while ((await logging.runOnce()) > 0);
+		await receive('req_broken', { id: 'evt_ids_broken', type: 'conversation.started', data: { conversationId: 'conv_ids_3' } });
+		await storeWebhookEvents(
+			db,
+			[
+				{
+					eventId: 'evt_ids_bare',
+					idInBody: true,
+					eventType: 'brand.new',
+					deliveryId: null,
+					attempt: 1,
+					rawBody: '{"id":"evt_ids_bare","type":"brand.new"}'
+				}
+			],
+			new Date()
+		);
+		while ((await logging.runOnce()) > 0);
+		expect(lines).toEqual([
+			['webhook event processed', 'req_said_1', 'evt_m' + (eventCounter - 2)],
+			['webhook event processed', 'req_said_2', 'evt_m' + (eventCounter - 1)],
+			['conversation started', 'req_start', 'conv_ids_2'],
+			['webhook event processed', 'req_start', 'evt_ids_start'],
+			['webhook event rejected as malformed', 'req_broken', 'evt_ids_broken'],
+			['webhook event processed', undefined, 'evt_ids_bare']
+		]);
 	});
 
 	it('unknown event types are kept and ignored; malformed known events are set aside as rejected', async () => {

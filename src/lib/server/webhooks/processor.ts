@@ -6,7 +6,8 @@
  * worked on; a stopping process gives back what it has not processed, and what a crashed one left behind
  * is picked up when its lease ends. Marking needs the lease's token, so a process that paused past its
  * lease and resumes re-applies nothing (its transaction rolls back). While webhooks keep arriving, processing takes at most about
- * half of the database's time, so acknowledgements stay fast and the queue drains afterwards.
+ * half of the database's time, so acknowledgements stay fast and the queue drains afterwards. What is logged of
+ * an event, its line once processed included, carries the id of the request that stored it (docs/operations.md "Logs").
  */
 import { ContractError } from '../../errors';
 import type { Database, Queryable } from '../db/database';
@@ -24,6 +25,7 @@ import {
 } from '../db/webhook-events';
 import { processingFailures } from '../metrics';
 import { errorText, type Logger } from '../log';
+import { continuingRequest } from '../request-context';
 import { applyEvents } from './handlers';
 import { applyMessageBatch, messagesOf } from './message-batch';
 
@@ -152,6 +154,7 @@ export class WebhookProcessor {
 				const messages = messagesOf(events, new Date(now()));
 				if (messages) await applyMessageBatch(db, events, messages, new Date(now()));
 				else await this.applyInOneTransaction(events);
+				for (const event of events) this.processed(event);
 			} catch (error) {
 				if (error instanceof LeaseLostError) {
 					log.warn('webhook events left to the process that holds them now', { reason: error.message });
@@ -160,7 +163,7 @@ export class WebhookProcessor {
 				// One of them failed (or the database did): each on its own, so the failure stays with its event.
 				for (const event of events) {
 					if (this.stopped) break;
-					if (!(await this.applyAlone(event))) break;
+					if (!(await continuingRequest(event.requestId, () => this.applyAlone(event)))) break;
 				}
 			}
 			return events.length;
@@ -214,7 +217,15 @@ export class WebhookProcessor {
 			return true;
 		}
 		for (const action of afterCommit) action();
+		this.processed(event);
 		return true;
+	}
+
+	/** The event's line, under the id of the request that stored it. */
+	private processed(event: StoredEvent): void {
+		continuingRequest(event.requestId, () =>
+			this.options.log.info('webhook event processed', { event: event.eventId, type: event.eventType, attempts: event.processAttempts + 1 })
+		);
 	}
 
 	private apply(tx: Queryable, events: StoredEvent[], now: Date, live: NewLiveEvent[], afterCommit: (() => void)[]): Promise<unknown> {

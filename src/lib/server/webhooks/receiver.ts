@@ -3,7 +3,7 @@
  * signature with the crypto core against the current and the previous secret, stores the raw event
  * (deduplicated by event id, and a body without an id also by its bytes: docs/contract-gaps.md §14) and
  * answers 2xx only once it is committed; a failed store is 503 so the service retries. Processing happens
- * later, from the stored queue.
+ * later, from the stored queue, under the id of the request that stored the event (request-context.ts).
  */
 import { ContractError } from '../../errors';
 import { verifyWebhookSignature } from '../../crypto/hmac';
@@ -14,6 +14,7 @@ import { nodeHmacSha256 } from '../hmac';
 import { decodeUtf8, errorResponse, json, readBodyBytes } from '../http/responses';
 import { errorText, type Logger } from '../log';
 import { webhookAckSeconds, webhooks, type WebhookOutcome } from '../metrics';
+import { currentRequest } from '../request-context';
 import { EventWriter, PGLITE_PACING, POSTGRES_PACING } from './event-writer';
 
 export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
@@ -103,7 +104,7 @@ export class WebhookReceiver {
 		}
 
 		let seq: number | null;
-		const received = { eventId: event.id, eventType: event.type.slice(0, 200), rawBody };
+		const received = { eventId: event.id, eventType: event.type.slice(0, 200), rawBody, requestId: currentRequest()?.requestId ?? null };
 		try {
 			seq = await this.writer.store({
 				...received,
