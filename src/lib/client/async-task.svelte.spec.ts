@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { deferred } from '$test-support/deferred';
 import { AsyncTask } from './async-task.svelte';
-
-function deferred<T>() {
-	let resolve!: (value: T) => void;
-	let reject!: (error: unknown) => void;
-	const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
-	return { promise, resolve, reject };
-}
 
 describe('AsyncTask', () => {
 	it('says which action runs until it settles, and gives its result', async () => {
