@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deferred } from '$test-support/deferred';
 import { AsyncTask } from './async-task.svelte';
 
-describe('AsyncTask', () => {
+describe('AsyncTask: running, once at a time or the latest', () => {
 	it('says which action runs until it settles, and gives its result', async () => {
 		const task = new AsyncTask();
 		const save = deferred<string>();
@@ -60,7 +60,9 @@ describe('AsyncTask', () => {
 		current.resolve('rows');
 		await running;
 	});
+});
 
+describe('AsyncTask: steps, errors found before a call, and reactivity', () => {
 	it('names the step of a running action, and only while it runs', async () => {
 		const task = new AsyncTask();
 		task.step('signing');

@@ -24,59 +24,64 @@ vi.setConfig({ testTimeout: 120_000 });
 const HISTORY = 120;
 const SEND = /^\/api\/v1\/messages$/;
 
-describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
-	const harness = useStack('PGlite');
-	let network: PageNetwork;
-	let crypto: ThreadCrypto;
-	let chunkWorkers: ReturnType<typeof nodeChunkWorkerPool> | undefined;
-	let agentKeyHandle: string;
-	let customer: Customer;
-	let accountId: string;
-	const previews: string[] = [];
+const harness = useStack('PGlite');
+let network: PageNetwork;
+let crypto: ThreadCrypto;
+let chunkWorkers: ReturnType<typeof nodeChunkWorkerPool> | undefined;
+let agentKeyHandle: string;
+let customer: Customer;
+let accountId: string;
+const previews: string[] = [];
 
-	const openThread = async () => {
-		const thread = new ThreadStore(await getConversation(customer.conversationId), {
-			crypto,
-			agentKeyHandle,
-			accountId,
-			authors: new MessageAuthors(),
-			onPreview: (_, text) => previews.push(text),
-			onRead: () => undefined
-		});
-		await thread.open();
-		return thread;
-	};
-
-	beforeAll(async () => {
-		network = new PageNetwork(harness.stack().inbox.url);
-		vi.stubGlobal('fetch', network.fetch);
-		const worker = createWorkerApi({ startChunkWorkers: (size) => (chunkWorkers = nodeChunkWorkerPool(size)) });
-		crypto = {
-			openConversationKey: worker.openConversationKey,
-			decryptHistory: worker.decryptHistory,
-			encryptReply: worker.encryptReply,
-			encryptAttachmentMessage: worker.encryptAttachmentMessage,
-			encryptAttachment: (file, details, options) => worker.encryptAttachment(file, details, options?.onProgress),
-			encryptPrivateRecord: worker.encryptPrivateRecord,
-			decryptPrivateRecords: worker.decryptPrivateRecords
-		};
-		const agent = await signInWithKeyInRoster(harness, worker);
-		({ accountId } = agent);
-		agentKeyHandle = agent.key.handle;
-		customer = await customerWriting(
-			harness,
-			Array.from({ length: HISTORY }, (_, n) => `message ${n + 1}`)
-		);
-	}, 300_000);
-
-	afterAll(() => {
-		vi.unstubAllGlobals();
-		chunkWorkers?.terminate();
+const openThread = async () => {
+	const thread = new ThreadStore(await getConversation(customer.conversationId), {
+		crypto,
+		agentKeyHandle,
+		accountId,
+		authors: new MessageAuthors(),
+		onPreview: (_, text) => previews.push(text),
+		onRead: () => undefined
 	});
+	await thread.open();
+	return thread;
+};
 
-	const texts = (thread: ThreadStore) => thread.messages.map((message) => message.text);
-	const numbered = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `message ${from + i}`);
+beforeAll(async () => {
+	network = new PageNetwork(harness.stack().inbox.url);
+	vi.stubGlobal('fetch', network.fetch);
+	const worker = createWorkerApi({ startChunkWorkers: (size) => (chunkWorkers = nodeChunkWorkerPool(size)) });
+	crypto = {
+		openConversationKey: worker.openConversationKey,
+		decryptHistory: worker.decryptHistory,
+		encryptReply: worker.encryptReply,
+		encryptAttachmentMessage: worker.encryptAttachmentMessage,
+		encryptAttachment: (file, details, options) => worker.encryptAttachment(file, details, options?.onProgress),
+		encryptPrivateRecord: worker.encryptPrivateRecord,
+		decryptPrivateRecords: worker.decryptPrivateRecords
+	};
+	const agent = await signInWithKeyInRoster(harness, worker);
+	({ accountId } = agent);
+	agentKeyHandle = agent.key.handle;
+	customer = await customerWriting(
+		harness,
+		Array.from({ length: HISTORY }, (_, n) => `message ${n + 1}`)
+	);
+}, 300_000);
 
+afterAll(() => {
+	vi.unstubAllGlobals();
+	chunkWorkers?.terminate();
+});
+
+const texts = (thread: ThreadStore) => thread.messages.map((message) => message.text);
+const numbered = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `message ${from + i}`);
+const file = (name: string, type: string, text = name) => new File([text], name, { type });
+const sentTexts = async () =>
+	(await customer.messages())
+		.filter((message: { senderType: string }) => message.senderType === 'company')
+		.map((message: { text?: string; meta?: { name: string; caption?: string } }) => message.meta?.name ?? message.text);
+
+describe('ThreadStore: the history, paged and kept up live (docs/inbox-api.md §6)', () => {
 	it('opens the key and shows the newest page; older pages come by `before` until the first message', async () => {
 		const thread = await openThread();
 		expect([thread.keyState, thread.composerBlockedReason, thread.loadError]).toEqual(['open', null, null]);
@@ -131,7 +136,9 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 		expect(thread.messages.some((message) => message.messageId === first.messageId)).toBe(false);
 		thread.dispose();
 	});
+});
 
+describe('ThreadStore: a reply whose answer was lost (contract 4.2, 5.1)', () => {
 	it('resends a reply whose answer was lost with the same envelope and key: the customer gets it once', async () => {
 		const thread = await openThread();
 		network.loseNextAnswer('POST', /^\/api\/v1\/messages$/);
@@ -192,12 +199,9 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 		expect(thread.messages.some((message) => message.text === 'Ignore this.')).toBe(false);
 		thread.dispose();
 	});
-	const file = (name: string, type: string, text = name) => new File([text], name, { type });
-	const sentTexts = async () =>
-		(await customer.messages())
-			.filter((message: { senderType: string }) => message.senderType === 'company')
-			.map((message: { text?: string; meta?: { name: string; caption?: string } }) => message.meta?.name ?? message.text);
+});
 
+describe('ThreadStore: the tray and the order of a reply (docs/inbox-api.md §11 "Attachments")', () => {
 	it('keeps files in the tray until a reply, says which it refused, and lets their thumbnails go', async () => {
 		const thread = await openThread();
 		const revoked = vi.spyOn(URL, 'revokeObjectURL');
@@ -247,7 +251,9 @@ describe('ThreadStore with the running inbox (docs/inbox-api.md §6)', () => {
 		);
 		thread.dispose();
 	});
+});
 
+describe('ThreadStore: another agent replied meanwhile', () => {
 	it('asks first when another agent replied since the thread opened: Cancel keeps the reply, Send anyway sends it', async () => {
 		const thread = await openThread();
 		await replyOfTeamMember(harness, await harness.login(ADMIN), customer.conversationId, 'Grace is on it.');
