@@ -225,6 +225,15 @@ describe('ThreadStore: the tray and the order of a reply (docs/inbox-api.md §11
 		revoked.mockRestore();
 	});
 
+	it('sends nothing of a reply whose text is refused: its files stay in the tray', async () => {
+		const thread = await openThread();
+		const uploads = network.sent('POST', /\/attachments$/).length;
+		thread.stage([file('kept.txt', 'text/plain')]);
+		await expect(thread.sendReply('x'.repeat(65_537))).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+		expect([thread.staged.map((item) => item.file.name), network.sent('POST', /\/attachments$/).length]).toEqual([['kept.txt'], uploads]);
+		thread.dispose();
+	});
+
 	it('sends a reply in its order: the text, then each file of the tray after the one before it, whatever finishes first', async () => {
 		const thread = await openThread();
 		const sends = network.sent('POST', SEND).length;
@@ -234,6 +243,13 @@ describe('ThreadStore: the tray and the order of a reply (docs/inbox-api.md §11
 		const firstUpload = network.holdNextAnswer('POST', /\/attachments$/);
 		expect(await thread.sendReply('Here are the files.')).toBe(true);
 		expect(thread.staged).toEqual([]);
+		const local = thread.messages.filter((message) => message.messageId === null);
+		expect(local.map((message) => message.attachment?.name ?? message.text)).toEqual([
+			'Here are the files.',
+			'first.txt',
+			'second.png',
+			'third.txt'
+		]);
 		const bubble = (name: string) => thread.messages.find((message) => message.attachment?.name === name);
 		await firstUpload.arrived;
 		await expect.poll(() => bubble('second.png')?.clientMessageId, { timeout: 30_000 }).toMatch(/\S/);
