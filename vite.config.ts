@@ -7,6 +7,8 @@ export default defineConfig({
 	worker: { format: 'es' },
 	test: {
 		testTimeout: 30_000,
+		// every test asserts something that can fail: one that ends without a single expect fails
+		expect: { requireAssertions: true },
 		// The integration specs mostly wait on the servers they start, so even two cores run two files at once
 		// (Vitest's default of cores − 1 ran them one by one here and took 5½ minutes instead of 3¼).
 		maxWorkers: Math.max(2, availableParallelism() - 1),
@@ -22,8 +24,7 @@ export default defineConfig({
 				test: {
 					name: 'client',
 					include: ['src/**/*.svelte.spec.ts'],
-					environment: './tests/support/page-environment.ts',
-					expect: { requireAssertions: true }
+					environment: './tests/support/page-environment.ts'
 				}
 			}
 		]

@@ -68,7 +68,7 @@ describe('SimTimers', () => {
 		let fired = false;
 		timers.at(clock.nowMs() + 3_600_000, () => (fired = true));
 		clock.set({ scale: 100_000 });
-		await waitFor('the timer', () => fired);
+		expect(await waitFor('the timer', () => fired)).toBe(true);
 		timers.stop();
 	});
 });

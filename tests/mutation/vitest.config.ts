@@ -23,6 +23,8 @@ export default defineConfig({
 		// among them) between runs is what makes the run fit two cores. Mutants switch at run time, so
 		// a loaded module serves every mutant.
 		isolate: false,
-		testTimeout: 30_000
+		testTimeout: 30_000,
+		// as in vite.config.ts: a test that ends without a single expect fails
+		expect: { requireAssertions: true }
 	}
 });

@@ -52,6 +52,13 @@ export async function signingKeyOf(stack: Stack): Promise<Uint8Array> {
 	return parseKeyFile(await readFile(join(stack.dataDir, 'keys', 'signing.key'), 'utf8'), 64, 'signing.key');
 }
 
+/** The company's current key pair (`private.key`, `public.key`), which opens the company's wrap of each conversation key. */
+export async function companyKeyPairOf(stack: Stack): Promise<X25519KeyPair> {
+	await initCrypto();
+	const read = async (name: string) => parseKeyFile(await readFile(join(stack.dataDir, 'keys', name), 'utf8'), 32, name);
+	return { secretKey: await read('private.key'), publicKey: await read('public.key') };
+}
+
 /** The body of `POST /api/admin/roster` for `agents`, signed with `signingKey`. */
 export function signedRoster(companyId: string, rosterVersion: number, agents: readonly RosterAgent[], signingKey: Uint8Array) {
 	const roster = { companyId, rosterVersion, issuedAt: isoSeconds(new Date()), agents: [...agents] };

@@ -3,6 +3,8 @@
  * JSON with the page's Origin (docs/inbox-api.md §1), and reads the live event stream (§7).
  */
 
+import { readServerSentEvents } from './server-sent-events';
+
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read loosely; the specs assert on them */
 export interface Answer<T = any> {
 	status: number;
@@ -103,35 +105,10 @@ export class EventStream {
 	}
 
 	private async pump(body: ReadableStream<Uint8Array>): Promise<void> {
-		const decoder = new TextDecoder();
-		let buffer = '';
-		try {
-			for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-				buffer += decoder.decode(chunk, { stream: true });
-				let end: number;
-				while ((end = buffer.indexOf('\n\n')) >= 0) {
-					const block = buffer.slice(0, end);
-					buffer = buffer.slice(end + 2);
-					const event: ServerSentEvent = { event: 'message', data: undefined };
-					const data: string[] = [];
-					for (const line of block.split('\n')) {
-						if (line.startsWith(':')) continue;
-						const colon = line.indexOf(':');
-						const field = colon < 0 ? line : line.slice(0, colon);
-						const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-						if (field === 'id') event.id = value;
-						else if (field === 'event') event.event = value;
-						else if (field === 'data') data.push(value);
-					}
-					if (data.length === 0) continue;
-					event.data = JSON.parse(data.join('\n'));
-					this.received.push(event);
-				}
-				this.notify();
-			}
-		} catch {
-			// aborted or cut
-		}
+		await readServerSentEvents(body, (events) => {
+			for (const event of events) this.received.push({ ...event, data: JSON.parse(event.data) });
+			this.notify();
+		});
 		this.ended = true;
 		this.notify();
 	}

@@ -2,10 +2,12 @@
  * The attachment pipeline's chunk workers as `worker_threads` threads (the browser uses Web Workers),
  * so Vitest and `npm run bench:crypto` drive the same pool and pipeline in Node.
  */
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ChunkWorkerPool, type StartChunkWorker } from '../../src/lib/crypto-worker/pipeline/pool';
 
-const ENTRY = new URL('./chunk-worker-thread.mjs', import.meta.url);
+// a path, not `new URL(…, import.meta.url)`: in the page's specs Vite turns that into an address of its server
+const ENTRY = join(import.meta.dirname, 'chunk-worker-thread.mjs');
 
 /** The threads of a pool, so that a test can kill one. */
 export type NodeChunkWorkers = ChunkWorkerPool & { threads: Worker[] };

@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { deferred } from '$test-support/deferred';
 import { AsyncTask } from './async-task.svelte';
 
-function deferred<T>() {
-	let resolve!: (value: T) => void;
-	let reject!: (error: unknown) => void;
-	const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
-	return { promise, resolve, reject };
-}
-
-describe('AsyncTask', () => {
+describe('AsyncTask: running, once at a time or the latest', () => {
 	it('says which action runs until it settles, and gives its result', async () => {
 		const task = new AsyncTask();
 		const save = deferred<string>();
@@ -66,7 +60,9 @@ describe('AsyncTask', () => {
 		current.resolve('rows');
 		await running;
 	});
+});
 
+describe('AsyncTask: steps, errors found before a call, and reactivity', () => {
 	it('names the step of a running action, and only while it runs', async () => {
 		const task = new AsyncTask();
 		task.step('signing');

@@ -1,8 +1,9 @@
 /**
  * What the page knows of its connections (docs/inbox-api.md §11 "Connection and outbox"): whether
  * the inbox server answers, and whether the messaging service answers through the inbox's proxy,
- * learned from the page's own calls and from what the server's live stream says of the service. While either is unreachable a probe asks again every few seconds;
- * when a connection returns, listeners hear it (the outbox sends what waited).
+ * learned from the page's own calls and from what the server's live stream says of the service, and what
+ * the page's banner says while either does not. While either is unreachable a probe asks again every few
+ * seconds; when a connection returns, listeners hear it (the outbox sends what waited).
  */
 import { ContractError } from '../errors';
 
@@ -62,6 +63,19 @@ export class Connectivity {
 	serverFailed(): void {
 		this.#server = 'unreachable';
 		this.settle(false);
+	}
+
+	/**
+	 * What the page's banner says while a connection is down, the server first (without it the service
+	 * cannot be reached either; a live stream that reconnects means the server does not answer it); null
+	 * while both answer.
+	 */
+	problem(liveReconnecting: boolean): string | null {
+		if (this.#server === 'unreachable' || liveReconnecting)
+			return 'The inbox server cannot be reached. Replies wait in the outbox and are sent when it answers again.';
+		if (this.#service === 'unreachable')
+			return 'The messaging service cannot be reached. Replies wait in the outbox and are sent when it answers again.';
+		return null;
 	}
 
 	/** While something is unreachable, `probe` (a cheap proxied read) runs every few seconds. */

@@ -1,9 +1,17 @@
 /**
  * The browser's side of notifications (docs/inbox-api.md §11 "Notifications"): the agent's
- * settings, the permission the browser gave, a desktop notification with content-free words, and a
- * short tone made with Web Audio (no sound file to fetch).
+ * settings, the permission the browser gave, a desktop notification with content-free words, a
+ * short tone made with Web Audio (no sound file to fetch), and the unread count in the tab's title and icon.
  */
-import { alertText, loadNotificationSettings, saveNotificationSettings, type Alert, type NotificationSettings } from './notifications';
+import {
+	alertText,
+	faviconWithUnread,
+	loadNotificationSettings,
+	saveNotificationSettings,
+	titleWithUnread,
+	type Alert,
+	type NotificationSettings
+} from './notifications';
 
 export type NotificationPermissionState = NotificationPermission | 'unsupported';
 
@@ -54,6 +62,28 @@ export class NotificationCenter {
 			window.focus();
 			open(alert.conversationId);
 			notification.close();
+		};
+	}
+
+	/**
+	 * Shows `unread` conversations in the tab's title, whatever title the page sets meanwhile, and in its
+	 * icon; the function returned puts both back.
+	 */
+	showUnread(unread: number): () => void {
+		const apply = () => {
+			const next = titleWithUnread(document.title, unread);
+			if (next !== document.title) document.title = next;
+		};
+		apply();
+		const observer = new MutationObserver(apply);
+		observer.observe(document.head, { subtree: true, childList: true, characterData: true });
+		const icon = document.querySelector<HTMLLinkElement>('link[rel="icon"]');
+		const plainIcon = icon?.href;
+		if (icon) icon.href = faviconWithUnread(unread);
+		return () => {
+			observer.disconnect();
+			document.title = titleWithUnread(document.title, 0);
+			if (icon && plainIcon) icon.href = plainIcon;
 		};
 	}
 

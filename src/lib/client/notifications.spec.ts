@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryStorage } from '$test-support/memory-storage';
 import {
 	alertText,
 	conversationAlert,
@@ -8,16 +9,6 @@ import {
 	saveNotificationSettings,
 	titleWithUnread
 } from './notifications';
-
-/** A Storage made of a Map. */
-function memoryStorage() {
-	const values = new Map<string, string>();
-	return {
-		getItem: (key: string) => values.get(key) ?? null,
-		setItem: (key: string, value: string) => void values.set(key, value),
-		values
-	};
-}
 
 const ada = { accountId: 'acc_ada', displayName: 'Ada' };
 const ben = { accountId: 'acc_ben', displayName: 'Ben' };
@@ -45,7 +36,7 @@ describe('notifications', () => {
 	});
 
 	it('keeps settings per agent, and reads anything unexpected as off', () => {
-		const storage = memoryStorage();
+		const storage = new MemoryStorage();
 		expect(loadNotificationSettings(storage, 'acc_ada')).toEqual({ desktop: false, sound: false });
 		saveNotificationSettings(storage, 'acc_ada', { desktop: true, sound: true });
 		expect(loadNotificationSettings(storage, 'acc_ada')).toEqual({ desktop: true, sound: true });

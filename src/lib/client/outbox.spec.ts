@@ -1,18 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryStorage } from '$test-support/memory-storage';
 import { Outbox, type PendingSend } from './outbox';
-
-class MemoryStorage {
-	values = new Map<string, string>();
-	getItem(key: string) {
-		return this.values.get(key) ?? null;
-	}
-	setItem(key: string, value: string) {
-		this.values.set(key, value);
-	}
-	removeItem(key: string) {
-		this.values.delete(key);
-	}
-}
 
 const envelope = { v: 1, scheme: 'sc1', keyVersion: 1, clientMessageId: 'srv_x', nonce: 'n', ciphertext: 'c' } as const;
 

@@ -84,7 +84,8 @@ export class MessageSearch {
 			for (const conversation of readable) {
 				if (this.stopped) return;
 				await this.indexConversation(conversation, status.coverage[conversation.conversationId]).catch(() => undefined);
-				this.#progress = { done: (this.#progress?.done ?? 0) + 1, total: readable.length };
+				// stopped meanwhile: the progress stop() cleared stays cleared
+				if (!this.stopped) this.#progress = { done: (this.#progress?.done ?? 0) + 1, total: readable.length };
 			}
 			if (this.#query) await this.find(this.#query);
 		} finally {

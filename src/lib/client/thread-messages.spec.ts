@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryItem } from '../wire/v1-records';
-import { itemsToDecrypt, mergeMessages, shownMessageIds, toThreadMessage, type ThreadMessage } from './thread-messages';
+import { itemsToDecrypt, mergeMessages, replaceMessage, shownMessageIds, toThreadMessage, type ThreadMessage } from './thread-messages';
 
 function item(seq: number, extra: Partial<HistoryItem> = {}): HistoryItem {
 	return {
@@ -70,5 +70,18 @@ describe('mergeMessages', () => {
 			['msg_2', 'sent'],
 			['local_2', 'failed']
 		]);
+	});
+});
+
+describe('replaceMessage', () => {
+	it('changes the message of that key only, or leaves it out, and keeps the order', () => {
+		const messages = [stored(1), stored(2), stored(3)];
+		expect(replaceMessage(messages, 'msg_2', (message) => ({ ...message, state: 'failed' })).map((m) => [m.key, m.state])).toEqual([
+			['msg_1', 'received'],
+			['msg_2', 'failed'],
+			['msg_3', 'received']
+		]);
+		expect(replaceMessage(messages, 'msg_1', () => null).map((m) => m.key)).toEqual(['msg_2', 'msg_3']);
+		expect(replaceMessage(messages, 'msg_9', () => null)).toEqual(messages);
 	});
 });

@@ -89,6 +89,19 @@ export function toThreadMessage(item: StoredMessage, result: DecryptedItem, expl
 	return { ...base, text: result.text };
 }
 
+/** The messages with the one whose key is `key` changed by `change`, or left out when `change` gives null. */
+export function replaceMessage(
+	messages: readonly ThreadMessage[],
+	key: string,
+	change: (message: ThreadMessage) => ThreadMessage | null
+): ThreadMessage[] {
+	return messages.flatMap((message) => {
+		if (message.key !== key) return [message];
+		const changed = change(message);
+		return changed ? [changed] : [];
+	});
+}
+
 /**
  * Adds stored messages to a thread: one copy per messageId, a local send replaced by its stored copy
  * (same clientMessageId), stored messages in `seq` order, local sends after them.

@@ -8,6 +8,7 @@
  */
 import pMap from 'p-map';
 import type { AttachmentInfo } from '../crypto-worker/types';
+import type { CryptoWorkerClient } from '../crypto-worker/client';
 import { utf8Length } from '../crypto/encoding';
 import { ContractError } from '../errors';
 import { MAX_MESSAGE_TEXT_BYTES } from '../crypto/message';
@@ -16,30 +17,30 @@ import { uploadAttachment, type TransferProgress } from './attachments';
 import { explainError } from './explain';
 import { nowIso } from './format';
 import { newIdempotencyKey } from './http';
-import { Outbox, type PendingSend } from './outbox';
+import type { Outbox, PendingSend } from './outbox';
 import { v1Call } from './proxy';
-import { clientMessageIds, type ThreadMessage } from './thread-messages';
+import { clientMessageIds, mergeMessages, replaceMessage, type ThreadMessage } from './thread-messages';
 import { isServerUnreachable } from './connectivity.svelte';
-import type { ThreadCrypto } from './thread.svelte';
 import type { StoredMessage } from './types';
 
-/** What the sender needs of its thread. */
+/** The worker calls sending makes (the page's CryptoWorkerClient). */
+export type SendCrypto = Pick<CryptoWorkerClient, 'encryptReply' | 'encryptAttachment' | 'encryptAttachmentMessage' | 'decryptHistory'>;
+
+/** What the sender is given of its thread: the conversation, the worker, and the few ways it changes what the thread shows. */
 export interface SendingThread {
 	readonly conversationId: string;
-	readonly crypto: ThreadCrypto;
-	readonly messages: readonly ThreadMessage[];
-	/** Adds messages at the end. */
-	append(messages: readonly ThreadMessage[]): void;
-	/** Puts stored messages in their place by `seq`. */
-	reorder(): void;
-	/** The version of the open conversation key; `CONVERSATION_KEY_NOT_OPEN` when there is none. */
-	requireOpenKey(): number;
-	/** Replaces (or with null removes) the message with this key. */
-	replace(key: string, change: (message: ThreadMessage) => ThreadMessage | null): void;
-	/** A sent message becomes the conversation's preview. */
-	preview(message: ThreadMessage): void;
-	/** This agent sent the message with this clientMessageId (its bubble says "You" without asking the inbox). */
-	sentByMe(clientMessageId: string): void;
+	readonly crypto: SendCrypto;
+	/** The messages the thread shows now. */
+	messages(): readonly ThreadMessage[];
+	/** Changes what the thread shows (the sender's own messages: added, changed, put in place or removed). */
+	show(change: (messages: readonly ThreadMessage[]) => ThreadMessage[]): void;
+	/** The version of the open conversation key; throws `CONVERSATION_KEY_NOT_OPEN` when there is none. */
+	keyVersion(): number;
+	/**
+	 * The service stored a send of this agent (its envelope's clientMessageId): its bubble says "You",
+	 * and `shown` — the message as the thread now shows it — becomes the conversation's preview.
+	 */
+	delivered(clientMessageId: string, shown: ThreadMessage | undefined): void;
 }
 
 /**
@@ -75,7 +76,6 @@ const FILES_UPLOADED_AT_ONCE = 2;
 export const RESEND_DELAYS_MS = [5_000, 10_000, 20_000, 30_000];
 
 export class ThreadSender {
-	private readonly outbox: Outbox;
 	/** Files whose upload has not finished, kept for a retry. */
 	private readonly files = new Map<string, File>();
 	/** Sends with an attempt under way: never two attempts of one send at once. */
@@ -86,10 +86,8 @@ export class ThreadSender {
 
 	constructor(
 		private readonly thread: SendingThread,
-		accountId: string
-	) {
-		this.outbox = new Outbox(accountId);
-	}
+		private readonly outbox: Outbox
+	) {}
 
 	/** Stored copies of our sends (from the history or a live event) need no retry any more. */
 	confirmStored(messages: readonly ThreadMessage[]): void {
@@ -115,7 +113,12 @@ export class ThreadSender {
 		clearTimeout(this.resendTimer);
 		this.resendTimer = undefined;
 		if (this.stopped) return;
-		const queued = new Set(this.thread.messages.filter((m) => m.state === 'queued').map((m) => m.key));
+		const queued = new Set(
+			this.thread
+				.messages()
+				.filter((m) => m.state === 'queued')
+				.map((m) => m.key)
+		);
 		for (const entry of this.outbox.list(this.thread.conversationId)) if (queued.has(entry.localId)) void this.deliver(entry);
 	}
 
@@ -133,7 +136,7 @@ export class ThreadSender {
 		if (bytes > MAX_MESSAGE_TEXT_BYTES) {
 			throw new ContractError('INVALID_INPUT', `A message can hold at most 65,536 bytes; this one has ${bytes.toLocaleString()}.`);
 		}
-		const keyVersion = this.thread.requireOpenKey();
+		const keyVersion = this.thread.keyVersion();
 		const encryption = await this.thread.crypto.encryptReply(this.thread.conversationId, text, keyVersion);
 		const entry: PendingSend = {
 			localId: `local_${newIdempotencyKey('m')}`,
@@ -144,7 +147,7 @@ export class ThreadSender {
 			createdAt: nowIso()
 		};
 		this.outbox.put(entry);
-		this.thread.append([this.localMessage(entry, { text })]);
+		this.append([this.localMessage(entry, { text })]);
 		void this.deliver(entry);
 	}
 
@@ -162,17 +165,26 @@ export class ThreadSender {
 		};
 	}
 
+	/** Adds messages of this page (a send being made, or restored after a reload) at the end of the thread. */
+	private append(messages: readonly ThreadMessage[]): void {
+		this.thread.show((shown) => [...shown, ...messages]);
+	}
+
+	/** Changes (or with null removes) the send with this key. */
+	private replace(key: string, change: (message: ThreadMessage) => ThreadMessage | null): void {
+		this.thread.show((shown) => replaceMessage(shown, key, change));
+	}
+
 	/** One attempt: always the same envelope; the same Idempotency-Key unless the service refused the last attempt (contract 4.2 rule 4, 5.1). */
 	private async deliver(entry: PendingSend): Promise<void> {
 		if (this.delivering.has(entry.localId)) return;
 		this.delivering.add(entry.localId);
-		this.thread.replace(entry.localId, (m) => ({ ...m, state: 'sending', sendError: undefined, sendErrorCode: undefined }));
+		this.replace(entry.localId, (m) => ({ ...m, state: 'sending', sendError: undefined, sendErrorCode: undefined }));
 		try {
 			const stored = await sendPending(entry);
 			this.outbox.remove(entry.localId);
-			this.thread.sentByMe(entry.encryption.clientMessageId);
-			const already = this.thread.messages.some((m) => m.messageId === stored.messageId);
-			this.thread.replace(entry.localId, (m) =>
+			const already = this.thread.messages().some((m) => m.messageId === stored.messageId);
+			this.replace(entry.localId, (m) =>
 				already
 					? null
 					: {
@@ -186,15 +198,16 @@ export class ThreadSender {
 							progress: null
 						}
 			);
-			this.thread.reorder();
-			const sent = this.thread.messages.find((m) => m.messageId === stored.messageId);
-			if (sent) this.thread.preview(sent);
+			// a stored send takes its place by `seq`
+			this.thread.show((messages) => mergeMessages(messages, []));
+			const shown = this.thread.messages().find((m) => m.messageId === stored.messageId);
+			this.thread.delivered(entry.encryption.clientMessageId, shown);
 		} catch (error) {
 			// a refusal (4xx) is an answer the service keeps for this key: the next attempt needs a new key,
 			// while the unchanged envelope (its clientMessageId) still makes the service return any stored copy
 			if (isDefinitiveRefusal(error)) this.outbox.put({ ...entry, idempotencyKey: newIdempotencyKey('send') });
 			const waiting = isWorthWaiting(error);
-			this.thread.replace(entry.localId, (m) => ({
+			this.replace(entry.localId, (m) => ({
 				...m,
 				state: waiting ? 'queued' : 'failed',
 				progress: null,
@@ -214,7 +227,7 @@ export class ThreadSender {
 	 * with progress), and its message is sent only after the one before it, so they arrive in that order.
 	 */
 	async sendFiles(items: ReadonlyArray<{ file: File; caption?: string }>): Promise<void> {
-		const keyVersion = this.thread.requireOpenKey();
+		const keyVersion = this.thread.keyVersion();
 		const started = items.map(({ file, caption }) => ({ file, caption, localId: this.showUpload(file, caption) }));
 		// each file's turn to send its message comes when the one before it has had its own
 		const turns = started.map(() => {
@@ -241,7 +254,7 @@ export class ThreadSender {
 	private showUpload(file: File, caption?: string): string {
 		const localId = `local_${newIdempotencyKey('f')}`;
 		this.files.set(localId, file);
-		this.thread.append([
+		this.append([
 			{
 				key: localId,
 				messageId: null,
@@ -260,15 +273,15 @@ export class ThreadSender {
 
 	/** Encrypts and uploads a file, then keeps its message in the outbox; null when the upload failed (shown on its bubble). */
 	private async upload(localId: string, file: File, keyVersion: number, caption?: string): Promise<PendingSend | null> {
-		this.thread.replace(localId, (m) => ({ ...m, state: 'sending', sendError: undefined, sendErrorCode: undefined }));
+		this.replace(localId, (m) => ({ ...m, state: 'sending', sendError: undefined, sendErrorCode: undefined }));
 		let uploaded;
 		try {
 			uploaded = await uploadAttachment(this.thread.crypto, this.thread.conversationId, file, {
 				caption,
-				onProgress: (progress: TransferProgress) => this.thread.replace(localId, (m) => ({ ...m, progress }))
+				onProgress: (progress: TransferProgress) => this.replace(localId, (m) => ({ ...m, progress }))
 			});
 		} catch (error) {
-			this.thread.replace(localId, (m) => ({
+			this.replace(localId, (m) => ({
 				...m,
 				state: 'failed',
 				progress: null,
@@ -289,7 +302,7 @@ export class ThreadSender {
 		};
 		this.outbox.put(entry);
 		this.files.delete(localId);
-		this.thread.replace(localId, (m) => ({ ...m, attachment: uploaded.meta, clientMessageId: encryption.clientMessageId, progress: null }));
+		this.replace(localId, (m) => ({ ...m, attachment: uploaded.meta, clientMessageId: encryption.clientMessageId, progress: null }));
 		return entry;
 	}
 
@@ -299,8 +312,8 @@ export class ThreadSender {
 		if (entry) return this.deliver(entry);
 		const file = this.files.get(localId);
 		if (file) {
-			const keyVersion = this.thread.requireOpenKey();
-			const caption = this.thread.messages.find((m) => m.key === localId)?.attachment?.caption;
+			const keyVersion = this.thread.keyVersion();
+			const caption = this.thread.messages().find((m) => m.key === localId)?.attachment?.caption;
 			const uploaded = await this.upload(localId, file, keyVersion, caption);
 			if (uploaded) await this.deliver(uploaded);
 		}
@@ -310,7 +323,7 @@ export class ThreadSender {
 	discard(localId: string): void {
 		this.outbox.remove(localId);
 		this.files.delete(localId);
-		this.thread.replace(localId, () => null);
+		this.replace(localId, () => null);
 	}
 
 	/** Sends left unconfirmed by a previous page (a reload): shown again, decrypted, and retried once. */
@@ -326,14 +339,14 @@ export class ThreadSender {
 				...(entry.attachment ? { attachment: entry.attachment } : {})
 			}))
 		);
-		const sentIds = clientMessageIds(this.thread.messages);
+		const sentIds = clientMessageIds(this.thread.messages());
 		const restored = pending
 			.map((entry, index) => ({ entry, result: results[index] }))
-			.filter(({ entry }) => !this.thread.messages.some((m) => m.key === entry.localId));
+			.filter(({ entry }) => !this.thread.messages().some((m) => m.key === entry.localId));
 		for (const { entry } of restored.filter(({ entry }) => sentIds.has(entry.encryption.clientMessageId)))
 			this.outbox.remove(entry.localId);
 		const shown = restored.filter(({ entry }) => !sentIds.has(entry.encryption.clientMessageId));
-		this.thread.append(
+		this.append(
 			shown.map(({ entry, result }) =>
 				this.localMessage(
 					entry,

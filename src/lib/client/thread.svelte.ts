@@ -2,7 +2,10 @@
  * One open conversation: its key opened in the worker from the agent's wrap, the
  * history paged with `before`/`after` through the proxy and decrypted a page per worker call, live
  * messages and who sent them, the team's private notes and the customer's profile (docs/private-records.md),
- * who else is here, the read receipt, typing and closing. Sending lives in thread-sender.ts.
+ * who else is here, the read receipt, typing and closing. A reply is sent in its order — asking first
+ * when another agent replied meanwhile, then the text, then the tray's files in the tray's order
+ * (docs/inbox-api.md §11 "Attachments") — through the sender (thread-sender.ts), which is given only what
+ * it needs of the thread.
  */
 import { ContractError } from '../errors';
 import type { CryptoWorkerClient } from '../crypto-worker/client';
@@ -14,6 +17,8 @@ import { newIdempotencyKey } from './http';
 import { v1Call } from './proxy';
 import { itemsToDecrypt, mergeMessages, shownMessageIds, toThreadMessage, toWorkerItem, type ThreadMessage } from './thread-messages';
 import { ThreadSender } from './thread-sender';
+import { Outbox } from './outbox';
+import { filesToSend, stageFiles, type StagedFile } from './staging';
 import { Throttle } from './throttle';
 import { addNote, listNotes, postPresence, saveProfile } from './api';
 import { browserNow, withPresence, type PresenceEvent } from './presence';
@@ -74,6 +79,11 @@ export class ThreadStore {
 	#presence = $state.raw<PresenceEvent[]>([]);
 	/** Who else replied since this thread was opened (sending asks first), or null. */
 	#othersReplied = $state<string | null>(null);
+	/** A send waiting for the agent's answer: another agent replied meanwhile. */
+	#collision = $state.raw<{ name: string; answer: (send: boolean) => void } | null>(null);
+	/** Files picked or dropped, in the order they will be sent. */
+	#staged = $state.raw<StagedFile[]>([]);
+	#trayError = $state<string | null>(null);
 	#viewingTimer: ReturnType<typeof setInterval> | undefined;
 	/** The private notes of the conversation, decrypted here, by time. */
 	readonly notes: readonly ThreadNote[] = $derived(this.#notes);
@@ -81,8 +91,6 @@ export class ThreadStore {
 	readonly profile: DecryptedProfile | null = $derived(this.#profile);
 	/** What the other agents said of this conversation lately (viewing, typing, left). */
 	readonly presence: readonly PresenceEvent[] = $derived(this.#presence);
-	/** The name of another agent who replied since this thread was opened, until the agent sends anyway. */
-	readonly othersReplied: string | null = $derived(this.#othersReplied);
 	/** The authors of the company's messages loaded here, by clientMessageId. */
 	#authors = $state.raw<ReadonlyMap<string, MessageAuthor>>(NO_AUTHORS);
 	/** Why the composer is closed (the key is not open here), or null when the agent can write. */
@@ -103,7 +111,17 @@ export class ThreadStore {
 		private readonly context: ThreadContext
 	) {
 		this.#conversation = conversation;
-		this.sender = new ThreadSender(this, context.accountId);
+		this.sender = new ThreadSender(
+			{
+				conversationId: conversation.conversationId,
+				crypto: context.crypto,
+				messages: () => this.#messages,
+				show: (change) => (this.#messages = change(this.#messages)),
+				keyVersion: () => this.requireOpenKey(),
+				delivered: (clientMessageId, shown) => this.delivered(clientMessageId, shown)
+			},
+			new Outbox(context.accountId)
+		);
 	}
 
 	get conversation(): Conversation {
@@ -139,10 +157,6 @@ export class ThreadStore {
 
 	get loadError(): string | null {
 		return this.#loadError;
-	}
-
-	acknowledgeOthersReplies(): void {
-		this.#othersReplied = null;
 	}
 
 	/** Another agent's presence (from `/api/events`). */
@@ -442,43 +456,16 @@ export class ThreadStore {
 		this.#conversation = { ...this.#conversation, status: record.status, closedAt: record.closedAt };
 	}
 
-	// -------------------------------------------------------------------------------------------
-	// What the sender needs (thread-sender.ts)
-
-	get crypto(): ThreadCrypto {
-		return this.context.crypto;
-	}
-
-	/** Adds messages of this page (a send being made, or restored after a reload) at the end. */
-	append(messages: readonly ThreadMessage[]): void {
-		this.#messages = [...this.#messages, ...messages];
-	}
-
-	/** Puts a send the service stored in its place by `seq`. */
-	reorder(): void {
-		this.#messages = mergeMessages(this.#messages, []);
-	}
-
-	replace(key: string, change: (message: ThreadMessage) => ThreadMessage | null): void {
-		const next: ThreadMessage[] = [];
-		for (const message of this.#messages) {
-			if (message.key !== key) next.push(message);
-			else {
-				const changed = change(message);
-				if (changed) next.push(changed);
-			}
-		}
-		this.#messages = next;
-	}
-
-	requireOpenKey(): number {
+	/** The version of the open key; `CONVERSATION_KEY_NOT_OPEN` when there is none (nothing may be written then). */
+	private requireOpenKey(): number {
 		if (this.#keyState !== 'open' || this.#keyVersion === null) {
 			throw new ContractError('CONVERSATION_KEY_NOT_OPEN', 'You cannot write here yet: the conversation key is not open in this browser.');
 		}
 		return this.#keyVersion;
 	}
 
-	sentByMe(clientMessageId: string): void {
+	/** The service stored a send of this agent: its bubble says "You" without asking the inbox, and it becomes the preview. */
+	private delivered(clientMessageId: string, shown: ThreadMessage | undefined): void {
 		const author: MessageAuthor = {
 			conversationId: this.conversationId,
 			clientMessageId,
@@ -487,24 +474,99 @@ export class ThreadStore {
 			displayName: 'You'
 		};
 		this.#authors = withAuthors(this.#authors, [author]);
+		if (shown) this.preview(shown);
 	}
 
-	preview(message: ThreadMessage): void {
+	private preview(message: ThreadMessage): void {
 		const text = message.attachment ? `File: ${message.attachment.name}` : (message.text ?? '');
 		this.context.onPreview(this.conversationId, previewWithAuthor(text, message.senderType, this.authorOf(message)));
 	}
 
 	// -------------------------------------------------------------------------------------------
-	// Sending, through the sender
+	// Sending: the tray of files, the check that nobody else replied meanwhile, and the order of a reply
 
-	/** Encrypts and queues a text; the composer may clear once this resolves (the send goes on). */
-	sendText(text: string): Promise<void> {
-		return this.sender.sendText(text);
+	/** Files picked or dropped, waiting in the order they will be sent until the agent sends. */
+	get staged(): readonly StagedFile[] {
+		return this.#staged;
 	}
 
-	/** Sends files in this order, each with its caption. */
-	sendFiles(items: ReadonlyArray<{ file: File; caption?: string }>): Promise<void> {
-		return this.sender.sendFiles(items);
+	/** Why files were refused when staged, or could not be sent, for the page's error line. */
+	get trayError(): string | null {
+		return this.#trayError;
+	}
+
+	/** Another agent who replied since this thread was opened, while a reply waits for `answerCollision`; else null. */
+	get collision(): string | null {
+		return this.#collision?.name ?? null;
+	}
+
+	/** Adds files at the end of the tray; a file too large, or past the tray's size, is refused with its reason. */
+	stage(files: readonly File[]): void {
+		const result = stageFiles(this.#staged, files, (file) => URL.createObjectURL(file));
+		this.#staged = result.tray;
+		this.#trayError = result.refused.length ? result.refused.join(' ') : null;
+	}
+
+	unstage(id: string): void {
+		this.letGo(this.#staged.filter((item) => item.id === id));
+		this.#staged = this.#staged.filter((item) => item.id !== id);
+	}
+
+	caption(id: string, caption: string): void {
+		this.#staged = this.#staged.map((item) => (item.id === id ? { ...item, caption } : item));
+	}
+
+	dismissTrayError(): void {
+		this.#trayError = null;
+	}
+
+	/** Lets the thumbnails of these staged files go (their bubbles, once sent, show the files). */
+	private letGo(items: readonly StagedFile[]): void {
+		for (const item of items) if (item.preview) URL.revokeObjectURL(item.preview);
+	}
+
+	/**
+	 * Sends a reply (contract 4.2, 4.3): when another agent replied since the thread was opened it asks
+	 * first (`collision`, until `answerCollision`); then the text, then the tray's files in the tray's
+	 * order. Resolves once the text is encrypted and queued (the sends go on); false when the agent
+	 * cancelled, and the text and files stay.
+	 */
+	async sendReply(text: string): Promise<boolean> {
+		const other = this.#othersReplied;
+		if (other) {
+			if (!(await this.askFirst(other))) return false;
+			this.#othersReplied = null;
+		}
+		if (text.trim() !== '') await this.sender.sendText(text);
+		this.sendStaged();
+		return true;
+	}
+
+	/** The agent's answer to `collision`: send anyway, or not. */
+	answerCollision(send: boolean): void {
+		this.#collision?.answer(send);
+	}
+
+	private askFirst(name: string): Promise<boolean> {
+		this.#collision?.answer(false);
+		return new Promise((resolve) => {
+			this.#collision = {
+				name,
+				answer: (send) => {
+					this.#collision = null;
+					resolve(send);
+				}
+			};
+		});
+	}
+
+	/** The tray's files go, in order, with their captions, each uploaded and sent after the one before it. */
+	private sendStaged(): void {
+		if (this.#staged.length === 0) return;
+		const items = filesToSend(this.#staged);
+		this.letGo(this.#staged);
+		this.#staged = [];
+		void this.sender.sendFiles(items).catch((error) => (this.#trayError = explainError(error)));
 	}
 
 	retry(localId: string): Promise<void> {
@@ -528,6 +590,9 @@ export class ThreadStore {
 		}
 		this.disposed = true;
 		this.sender.stop();
+		this.#collision?.answer(false);
+		this.letGo(this.#staged);
+		this.#staged = [];
 		this.#messages = [];
 		this.#notes = [];
 		this.#profile = null;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { codeOfCall } from '$test-support/error-codes';
 import { ContractError } from '../errors';
 import {
 	matchV1Route,
@@ -28,15 +29,6 @@ const conversation: ConversationRecord = {
 	closedAt: null
 };
 
-function codeOf(run: () => unknown): string | undefined {
-	try {
-		run();
-	} catch (error) {
-		return (error as ContractError).code;
-	}
-	return undefined;
-}
-
 describe('/v1 requests (contract 4, contract-gaps §4–§9)', () => {
 	it('builds method, signed path and exact body', () => {
 		expect(v1.listConversations({ status: 'active', limit: 20 })).toMatchObject({
@@ -56,8 +48,8 @@ describe('/v1 requests (contract 4, contract-gaps §4–§9)', () => {
 	});
 
 	it('refuses an id that would change the path', () => {
-		expect(codeOf(() => v1.getConversation('../roster'))).toBe('INVALID_INPUT');
-		expect(codeOf(() => v1.getAttachmentDownload('conv_abc', 'att_1/../x'))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => v1.getConversation('../roster'))).toBe('INVALID_INPUT');
+		expect(codeOfCall(() => v1.getAttachmentDownload('conv_abc', 'att_1/../x'))).toBe('INVALID_INPUT');
 	});
 
 	it('every request built here matches its own route in the table', () => {
@@ -115,9 +107,9 @@ describe('/v1 responses', () => {
 		})();
 		expect(error).toMatchObject({ code: 'INVALID_RESPONSE', status: 502 });
 		expect(error?.message).toMatch(/status must be one of/);
-		expect(codeOf(() => v1.getConversation('c').parse({ ...conversation, keyVersion: 1.5 }))).toBe('INVALID_RESPONSE');
+		expect(codeOfCall(() => v1.getConversation('c').parse({ ...conversation, keyVersion: 1.5 }))).toBe('INVALID_RESPONSE');
 		expect(
-			codeOf(() =>
+			codeOfCall(() =>
 				v1.createInvite().parse({ inviteId: 'inv_1', conversationId: 'c', inviteUrl: 'https://x/i#s=1', shortCode: 'A', expiresAt: 't' })
 			)
 		).toBe('INVALID_RESPONSE');
@@ -159,9 +151,9 @@ describe('webhook bodies (contract 6, contract-gaps §9)', () => {
 	it('takes the header event id when the body has none, and refuses a body without any', () => {
 		expect(parseWebhookEvent('{"type":"x"}', 'evt_h')).toMatchObject({ id: 'evt_h', idInBody: false });
 		expect(parseWebhookEvent('{"id":"evt_b","type":"x"}', 'evt_h')).toMatchObject({ id: 'evt_b', idInBody: true });
-		expect(codeOf(() => parseWebhookEvent('{"type":"x"}'))).toBe('INVALID_REQUEST');
-		expect(codeOf(() => parseWebhookEvent('[1]'))).toBe('INVALID_REQUEST');
-		expect(codeOf(() => parseWebhookEvent('not json'))).toBe('INVALID_REQUEST');
+		expect(codeOfCall(() => parseWebhookEvent('{"type":"x"}'))).toBe('INVALID_REQUEST');
+		expect(codeOfCall(() => parseWebhookEvent('[1]'))).toBe('INVALID_REQUEST');
+		expect(codeOfCall(() => parseWebhookEvent('not json'))).toBe('INVALID_REQUEST');
 	});
 
 	it('keeps unknown types and fields', () => {
@@ -181,12 +173,12 @@ describe('webhook bodies (contract 6, contract-gaps §9)', () => {
 		});
 		expect(started).toMatchObject({ inviteBinding: 'not base64url!', isReinvite: true, agentWraps: [{ agentKeyId: 'agk_12345678' }] });
 		expect(
-			codeOf(() =>
+			codeOfCall(() =>
 				parseConversationStarted({ conversationId: 'conv_1', conversationKey: { keyVersion: 0, sealed }, userPublicKey: userKey })
 			)
 		).toBe('INVALID_INPUT');
 		expect(
-			codeOf(() =>
+			codeOfCall(() =>
 				parseConversationStarted({ conversationId: 'conv_1', conversationKey: { keyVersion: 1, sealed }, userPublicKey: 'AAAA' })
 			)
 		).toBe('INVALID_INPUT');

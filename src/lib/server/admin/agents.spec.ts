@@ -1,13 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
+import { quietLogger } from '$test-support/loggers';
 import { PasswordHasher } from '../auth/passwords';
 import { SessionCache } from '../auth/session-cache';
 import { createAccount } from '../db/accounts';
 import type { Inbox } from '../inbox';
-import type { Logger } from '../log';
 import { inviteAgent, joinWithInvitation } from './agents';
 
-const quiet: Logger = { info() {}, warn() {}, error() {} };
 const t0 = Date.parse('2026-11-22T10:00:00Z');
 
 describe.each(BACKENDS)('agent invitation links on %s (docs/inbox-api.md §12)', (backend) => {
@@ -21,7 +20,7 @@ describe.each(BACKENDS)('agent invitation links on %s (docs/inbox-api.md §12)',
 		const inbox = {
 			db,
 			passwords,
-			log: quiet,
+			log: quietLogger,
 			sessionCache: new SessionCache(),
 			config: { origin: 'https://inbox.example.com' },
 			now: () => clock.now

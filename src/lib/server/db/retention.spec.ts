@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
-import type { Logger } from '../log';
+import { quietLogger } from '$test-support/loggers';
 import { Maintenance, MAINTENANCE_LOCK } from '../maintenance';
 import { openDatabase } from './database';
 import { appendLiveEvent, LIVE_RETENTION_MS } from './live-events';
@@ -8,7 +8,7 @@ import { deleteInBatches } from './retention';
 import { markEventsProcessed, storeWebhookEvents, WEBHOOK_RETENTION_MS } from './webhook-events';
 
 const t0 = new Date('2026-11-25T10:00:00Z');
-const log: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+const log = quietLogger;
 
 describe.each(BACKENDS)('retention on %s (docs/operations.md "Retention")', (backend) => {
 	const databases = useDatabases(backend);

@@ -3,20 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { recordingLogger } from '$test-support/loggers';
 import { initCrypto } from '../../crypto/index';
-import type { Logger } from '../log';
 import { CompanyKeyFiles } from './company-key-files';
 import { initCompanyKeys, KEY_FILES, rotateCompanyKeys } from './files';
-
-function recordingLogger() {
-	const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
-	const log: Logger = {
-		info: (message, fields) => lines.push({ level: 'info', message, fields }),
-		warn: (message, fields) => lines.push({ level: 'warn', message, fields }),
-		error: (message, fields) => lines.push({ level: 'error', message, fields })
-	};
-	return { log, lines };
-}
 
 describe('the company key files of a running server (docs/operations.md)', () => {
 	it('reads the files again after a rotation made elsewhere, and keeps the working keys while they are damaged', async () => {

@@ -5,18 +5,11 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
-import type { Logger } from '../log';
+import { quietLogger, recordingLogger } from '$test-support/loggers';
 import { LEGACY_WEBHOOK_SECRET_FILE, WebhookSecrets } from './webhook-secrets';
 
 const secret = (fill: number) => `whsec_${Buffer.alloc(32, fill).toString('base64url')}`;
 const [OLD, NEW, NEWER, OPERATOR] = [secret(1), secret(2), secret(3), secret(4)];
-
-function recordingLogger() {
-	const lines: string[] = [];
-	const log: Logger = { info: (message) => lines.push(message), warn: (message) => lines.push(message), error: () => {} };
-	return { log, lines };
-}
-const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
 /**
  * A rotation to NEW (OLD until 2026-11-23T10:00:00Z) as the inbox stores it, sealed under the
@@ -34,7 +27,7 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 		const secrets = await WebhookSecrets.load(
 			{ current: NEW, previous: OLD, previousUntil: new Date('2026-11-24T12:00:00Z') },
 			await databases.open(),
-			{ now: () => now, log: quiet }
+			{ now: () => now, log: quietLogger }
 		);
 		expect(secrets.accepted()).toEqual([NEW, OLD]);
 		now = Date.parse('2026-11-24T12:00:00Z');
@@ -45,7 +38,7 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 	it('signs with the new secret, accepts both until previousValidUntil, keeps them across a restart, and stores them sealed', async () => {
 		const db = await databases.open();
 		let now = Date.parse('2026-11-22T10:00:00Z');
-		const secrets = await WebhookSecrets.load({ current: OLD, previous: null }, db, { now: () => now, log: quiet });
+		const secrets = await WebhookSecrets.load({ current: OLD, previous: null }, db, { now: () => now, log: quietLogger });
 		expect([secrets.signing(), secrets.accepted()]).toEqual([OLD, [OLD]]);
 		const result = await secrets.rotate(async () => ({ webhookSecret: NEW, previousValidUntil: '2026-11-23T10:00:00Z' }));
 		expect(result).toEqual({ rotatedAt: '2026-11-22T10:00:00Z', previousValidUntil: '2026-11-23T10:00:00Z' });
@@ -54,7 +47,7 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 		for (const value of [OLD, NEW, OLD.slice(6), NEW.slice(6)]) expect(stored).not.toContain(value);
 		await secrets.stop();
 
-		const restarted = await WebhookSecrets.load({ current: OLD, previous: null }, db, { now: () => now, log: quiet });
+		const restarted = await WebhookSecrets.load({ current: OLD, previous: null }, db, { now: () => now, log: quietLogger });
 		expect([restarted.signing(), restarted.accepted(), restarted.previousValidUntil()]).toEqual([NEW, [NEW, OLD], '2026-11-23T10:00:00Z']);
 		now = Date.parse('2026-11-23T10:00:00Z');
 		expect([restarted.accepted(), restarted.previousValidUntil()]).toEqual([[NEW], null]);
@@ -63,7 +56,7 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 
 	it('another process learns a rotation at once, and a webhook waits for a rotation being saved', async () => {
 		const db = await databases.open();
-		const options = { now: () => Date.parse('2026-11-22T10:00:00Z'), log: quiet };
+		const options = { now: () => Date.parse('2026-11-22T10:00:00Z'), log: quietLogger };
 		const first = await WebhookSecrets.load({ current: OLD, previous: null }, db, options);
 		const second = await WebhookSecrets.load({ current: OLD, previous: null }, db, options);
 		let portalAnswers!: () => void;
@@ -87,14 +80,16 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 
 	it("an operator's new SERVICE_WEBHOOK_SECRET wins over the stored rotation, which it cannot even read", async () => {
 		const db = await databases.open();
-		const options = { now: () => Date.parse('2026-11-22T10:00:00Z'), log: quiet };
+		const options = { now: () => Date.parse('2026-11-22T10:00:00Z'), log: quietLogger };
 		const first = await WebhookSecrets.load({ current: OLD, previous: null }, db, options);
 		await first.rotate(async () => ({ webhookSecret: NEW, previousValidUntil: '2026-11-23T10:00:00Z' }));
 		await first.stop();
-		const { log, lines } = recordingLogger();
+		const { log, messages } = recordingLogger();
 		const replaced = await WebhookSecrets.load({ current: OPERATOR, previous: NEW }, db, { ...options, log });
 		expect([replaced.signing(), replaced.accepted()]).toEqual([OPERATOR, [OPERATOR, NEW]]);
-		expect(lines).toEqual(["SERVICE_WEBHOOK_SECRET is newer than the stored rotation: the environment's secret is used"]);
+		expect(messages('info', 'warn')).toEqual([
+			"SERVICE_WEBHOOK_SECRET is newer than the stored rotation: the environment's secret is used"
+		]);
 		await replaced.stop();
 	});
 
@@ -109,11 +104,11 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 			environmentSecretHash: sha256(OLD)
 		};
 		await writeFile(join(dataDir, LEGACY_WEBHOOK_SECRET_FILE), JSON.stringify(legacy), { mode: 0o600 });
-		const { log, lines } = recordingLogger();
+		const { log, messages } = recordingLogger();
 		const options = { now: () => Date.parse('2026-11-22T10:00:00Z'), log, dataDir };
 		const taken = await WebhookSecrets.load({ current: OLD, previous: null }, db, options);
 		expect([taken.signing(), taken.accepted(), taken.rotatedAt]).toEqual([NEW, [NEW, OLD], '2026-11-22T09:00:00Z']);
-		expect(lines).toEqual([
+		expect(messages('info', 'warn')).toEqual([
 			`the webhook secret rotation of ${LEGACY_WEBHOOK_SECRET_FILE} is now kept in the database; the file can be deleted`
 		]);
 		await taken.rotate(async () => ({ webhookSecret: NEWER, previousValidUntil: '2026-11-23T11:00:00Z' }));
@@ -127,7 +122,7 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 		await writeFile(join(other, LEGACY_WEBHOOK_SECRET_FILE), '{ torn', { mode: 0o600 });
 		const fresh = await WebhookSecrets.load({ current: OLD, previous: null }, await databases.open(), { ...options, dataDir: other });
 		expect(fresh.signing()).toBe(OLD);
-		expect(lines.at(-1)).toBe(`${LEGACY_WEBHOOK_SECRET_FILE} cannot be read; the environment secret stays in use`);
+		expect(messages('info', 'warn').at(-1)).toBe(`${LEGACY_WEBHOOK_SECRET_FILE} cannot be read; the environment secret stays in use`);
 		await fresh.stop();
 	});
 
@@ -137,9 +132,14 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 			`insert into webhook_secret_state (id, sealed, environment_secret_hash, rotated_at) values (1, $1, $2, '2026-11-22T09:00:00Z')`,
 			[SEALED_ROTATION, sha256(OLD)]
 		);
-		const { log, lines } = recordingLogger();
+		const { log, messages } = recordingLogger();
 		const secrets = await WebhookSecrets.load({ current: OLD, previous: null }, db, { now: () => Date.parse('2026-11-22T10:00:00Z'), log });
-		expect([secrets.signing(), secrets.accepted(), secrets.rotatedAt, lines]).toEqual([NEW, [NEW, OLD], '2026-11-22T09:00:00Z', []]);
+		expect([secrets.signing(), secrets.accepted(), secrets.rotatedAt, messages('info', 'warn')]).toEqual([
+			NEW,
+			[NEW, OLD],
+			'2026-11-22T09:00:00Z',
+			[]
+		]);
 		await secrets.stop();
 	});
 
@@ -150,7 +150,7 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 		await writeFile(join(dataDir, LEGACY_WEBHOOK_SECRET_FILE), JSON.stringify({ ...legacy, environmentSecretHash: sha256(OLD) }), {
 			mode: 0o600
 		});
-		const options = { now: () => Date.parse('2026-11-22T10:00:00Z'), log: quiet, dataDir };
+		const options = { now: () => Date.parse('2026-11-22T10:00:00Z'), log: quietLogger, dataDir };
 		const secrets = await WebhookSecrets.load({ current: OPERATOR, previous: null }, db, options);
 		expect([secrets.signing(), secrets.accepted()]).toEqual([OPERATOR, [OPERATOR]]);
 		expect(await db.query('select 1 from webhook_secret_state')).toEqual([]);
@@ -161,7 +161,7 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 		const db = await databases.open();
 		const secrets = await WebhookSecrets.load({ current: OLD, previous: null }, db, {
 			now: () => Date.parse('2026-11-22T10:00:00Z'),
-			log: quiet
+			log: quietLogger
 		});
 		const portal = (webhookSecret: string) => {
 			let answer!: () => void;

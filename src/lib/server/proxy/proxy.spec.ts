@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Customer } from '$test-support/customer';
 import { useDatabases } from '$test-support/databases';
+import { quietLogger } from '$test-support/loggers';
 import { startSimCompany } from '$test-support/sim-company';
 import { startFlakyFront, type FlakyFront } from '$test-support/flaky-front';
 import type { CompanyCredentials } from '../../../cli/stack/stack';
@@ -16,7 +17,6 @@ import type { Database } from '../db/database';
 import { liveEventsAfter } from '../db/live-events';
 import { listStoredMessages } from '../db/messages';
 import type { Inbox } from '../inbox';
-import type { Logger } from '../log';
 import { INTERACTIVE_RETRY, UpstreamClient } from '../upstream/client';
 import { RateLimited } from '../http/responses';
 import type { ServiceRequestDeps } from '../conversations/service-requests';
@@ -40,7 +40,6 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 		({ sim, company } = await startSimCompany());
 		front = await startFlakyFront(sim.url);
 		db = await databases.open();
-		const quiet: Logger = { info() {}, warn() {}, error() {} };
 		const upstream = new UpstreamClient({
 			baseUrl: front.url,
 			apiKey: company.apiKey,
@@ -49,8 +48,8 @@ describe('the signing proxy in process (docs/inbox-api.md §6)', () => {
 			sleep: async () => {}
 		});
 		const companyKey = generateX25519KeyPair();
-		inbox = { db, upstream, log: quiet, now: Date.now, companyKeys: async () => ({ current: companyKey }) } as unknown as Inbox;
-		deps = { db, upstream, log: quiet, now: Date.now, usage: new UsageCounter(db, DEFAULT_CAPS) };
+		inbox = { db, upstream, log: quietLogger, now: Date.now, companyKeys: async () => ({ current: companyKey }) } as unknown as Inbox;
+		deps = { db, upstream, log: quietLogger, now: Date.now, usage: new UsageCounter(db, DEFAULT_CAPS) };
 		const signIn = async (username: string, role: 'agent' | 'admin') => {
 			const account = await createAccount(db, { username, displayName: username, role, passwordHash: 'h' }, new Date());
 			return { account, expiresAt: new Date(Date.now() + 3600_000), tokenHash: `hash-${username}` };

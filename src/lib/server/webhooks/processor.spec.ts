@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
+import { quietLogger } from '$test-support/loggers';
 import { webhookHeaders, webhookSignature } from '$test-support/webhooks';
 import {
 	b64uEncode,
@@ -26,7 +27,6 @@ import { applyMessageBatch, messagesOf } from './message-batch';
 import { WebhookProcessor } from './processor';
 import { WebhookReceiver } from './receiver';
 
-const quiet: Logger = { info() {}, warn() {}, error() {} };
 let company: X25519KeyPair;
 let eventCounter = 0;
 
@@ -84,7 +84,7 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 
 	beforeAll(async () => {
 		db = await databases.open();
-		processor = new WebhookProcessor({ db, now: Date.now, log: quiet, wakeRewraps: () => rewrapWakes++ });
+		processor = new WebhookProcessor({ db, now: Date.now, log: quietLogger, wakeRewraps: () => rewrapWakes++ });
 		const created = await createAccount(db, { username: 'ada', displayName: 'Ada', role: 'agent', passwordHash: 'h' }, new Date());
 		agent = await registerAgentKey(
 			db,
@@ -294,7 +294,7 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 
 	it('one signed body without an id, received under two X-Service-Event-Ids, is processed once: one message, and the start stays verified', async () => {
 		const secret = 'whsec_replayed';
-		const receiver = new WebhookReceiver({ db, secrets: () => [secret], now: Date.now, log: quiet });
+		const receiver = new WebhookReceiver({ db, secrets: () => [secret], now: Date.now, log: quietLogger });
 		/** The contract's bodies carry neither an event id nor, for a message, a message id (contract 6). */
 		const idless = (event: { id: string; data: object }) => {
 			const { id: _id, ...body } = event;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
+import { quietLogger } from '$test-support/loggers';
 import { serveHandler, type ServedHandler } from '$test-support/serve-handler';
 import { postWebhook, webhookHeaders, webhookSignature, webhookVectors } from '$test-support/webhooks';
 import { initCrypto } from '../../crypto/index';
@@ -11,7 +12,6 @@ import { WebhookReceiver } from './receiver';
 const vectors = webhookVectors();
 const vectorSecret = vectors[0].secret;
 const previousSecret = `whsec_${'P'.repeat(42)}A`;
-const quiet: Logger = { info() {}, warn() {}, error() {} };
 
 function event(id: string, extra: Record<string, unknown> = {}): string {
 	return JSON.stringify({ id, type: 'message.created', createdAt: '2026-11-22T10:00:00Z', data: { conversationId: 'conv_1', ...extra } });
@@ -35,7 +35,7 @@ describe.each(BACKENDS)('webhook receiver on %s, over HTTP (contract 5.2)', (bac
 			db,
 			secrets: () => [vectorSecret, previousSecret],
 			now: () => clock,
-			log: quiet,
+			log: quietLogger,
 			onStored: () => woken++
 		});
 		served = await serveHandler((request) => receiver.handle(request));
@@ -198,13 +198,13 @@ describe.each(BACKENDS)('webhook receiver on %s, over HTTP (contract 5.2)', (bac
 	it('a webhook signed with a secret being rotated waits for the rotation to be saved instead of being refused', async () => {
 		clock = Date.now();
 		const t = Math.floor(clock / 1000);
-		const secrets = await WebhookSecrets.load({ current: vectorSecret, previous: null }, db, { now: () => clock, log: quiet });
+		const secrets = await WebhookSecrets.load({ current: vectorSecret, previous: null }, db, { now: () => clock, log: quietLogger });
 		const rotating = new WebhookReceiver({
 			db,
 			secrets: () => secrets.accepted(),
 			refreshSecrets: () => secrets.refresh(),
 			now: () => clock,
-			log: quiet
+			log: quietLogger
 		});
 		const server = await serveHandler((request) => rotating.handle(request));
 		try {
@@ -236,7 +236,7 @@ describe.each(BACKENDS)('webhook receiver on %s, over HTTP (contract 5.2)', (bac
 			secrets: () => [vectorSecret],
 			refreshSecrets: () => refresh(),
 			now: () => clock,
-			log: quiet
+			log: quietLogger
 		});
 		const server = await serveHandler((request) => receiver.handle(request));
 		try {

@@ -1,0 +1,151 @@
+/**
+ * The signed-in agent and their key (docs/inbox-api.md §2–§3) against the running inbox, with the
+ * page's own crypto worker client and the worker's code run in this process: which key screen a session
+ * opens on, a key made, registered and flagged until an admin adds it, the idle lock, a key of another
+ * browser, a restore from a backup, a new key replacing a lost one, and signing out — or the session
+ * ending elsewhere — terminating the worker with every secret and wiping this account's drafts and index.
+ */
+import 'fake-indexeddb/auto';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { registerKey } from '$test-support/admin-api';
+import { InProcessWorker } from '$test-support/in-process-crypto-worker';
+import { ADMIN, AGENT, useStack } from '$test-support/integration';
+import { PageNetwork } from '$test-support/page-network';
+import { getSession, getTeam, login, logout } from './api';
+import { session } from './session.svelte';
+
+// Real processes on a shared machine: waits are generous, none is a timing assertion.
+vi.setConfig({ testTimeout: 120_000 });
+
+const PASSPHRASE = 'the passphrase of Ada';
+
+const harness = useStack('PGlite');
+let network: PageNetwork;
+const registered = async () => (await getSession()).account;
+const latestWorker = () => InProcessWorker.started.at(-1)!;
+
+beforeAll(() => {
+	network = new PageNetwork(harness.stack().inbox.url);
+	vi.stubGlobal('fetch', network.fetch);
+	vi.stubGlobal('Worker', InProcessWorker);
+	return () => {
+		InProcessWorker.terminateAll();
+		vi.unstubAllGlobals();
+	};
+});
+
+describe('the session: which key screen it opens on (docs/inbox-api.md §2)', () => {
+	it('shows the sign-in without a session, and says why when the server could not be asked', async () => {
+		network.cutNextRequest('GET', /^\/api\/session$/);
+		await session.start();
+		expect([session.phase, session.failure]).toEqual(['failed', expect.stringMatching(/Failed to fetch/)]);
+		await session.start();
+		expect([session.phase, session.account, session.failure]).toEqual(['signed-out', null, null]);
+		expect(() => session.crypto).toThrow(expect.objectContaining({ code: 'UNAUTHENTICATED' }));
+		expect(InProcessWorker.started).toEqual([]);
+	});
+
+	it('asks for a key at the first sign-in, registers the one made in the worker, and says an admin must add it', async () => {
+		await login(AGENT.username, AGENT.password);
+		await session.start();
+		expect([session.phase, session.isAdmin, session.storedKey]).toEqual(['create-key', false, null]);
+		await session.createKey(PASSPHRASE);
+		const key = session.key!;
+		expect([session.phase, session.notice, session.storedKey?.agentKeyId]).toEqual(['ready', 'new-key', key.agentKeyId]);
+		expect(await registered()).toMatchObject({ agentKeyId: key.agentKeyId, agentPublicKey: key.publicKey });
+		expect(session.account?.agentKeyId).toBe(key.agentKeyId);
+		expect(InProcessWorker.started).toHaveLength(1);
+	});
+});
+
+describe('the session: the key, locked, of another browser, restored or replaced', () => {
+	it('locks on idle, saying so: the worker forgets the key until the passphrase unlocks it again', async () => {
+		await session.lock('idle');
+		expect([session.phase, session.key, session.lockedForIdle]).toEqual(['unlock', null, true]);
+		expect((await session.crypto.status()).agent?.unlocked).toBe(false);
+		await expect(session.unlock('not the passphrase')).rejects.toMatchObject({ code: 'WRONG_PASSPHRASE' });
+		expect(session.phase).toBe('unlock');
+		await session.unlock(PASSPHRASE);
+		// the registered key is this one; the notice stays until an admin's roster makes it go
+		expect([session.phase, session.lockedForIdle, session.notice]).toEqual(['ready', false, 'new-key']);
+		session.dismissNotice();
+		expect(session.notice).toBeNull();
+
+		// back in the app with the key unlocked in this worker: nothing to ask
+		await session.start();
+		expect([session.phase, InProcessWorker.started.length]).toEqual(['ready', 1]);
+	});
+
+	it("flags a key registered from another browser, and makes this browser's key the registered one when asked", async () => {
+		await registerKey(await harness.login(AGENT));
+		await session.start();
+		expect([session.phase, session.notice]).toEqual(['ready', 'key-mismatch']);
+		await session.registerThisKey();
+		expect(session.notice).toBe('new-key');
+		expect((await registered()).agentKeyId).toBe(session.key?.agentKeyId);
+		session.dismissNotice();
+	});
+
+	it('restores the registered key from its backup in a browser without it, or replaces it with a new one', async () => {
+		const backup = await session.crypto.exportBackup('agent', PASSPHRASE);
+		const registeredKey = session.key!.agentKeyId;
+		await session.crypto.deleteKey('agent');
+		await session.start();
+		expect([session.phase, session.storedKey]).toEqual(['restore-key', null]);
+		await expect(session.restore(backup.text, 'not the passphrase')).rejects.toMatchObject({ code: 'WRONG_PASSPHRASE' });
+		await session.restore(new Blob([backup.text]), PASSPHRASE);
+		expect([session.phase, session.key?.agentKeyId, session.notice]).toEqual(['ready', registeredKey, null]);
+
+		await session.crypto.deleteKey('agent');
+		await session.start();
+		expect(session.phase).toBe('restore-key');
+		await session.replaceWithNewKey('a new passphrase for Ada');
+		const replaced = session.key!;
+		expect(replaced.agentKeyId).not.toBe(registeredKey);
+		expect([session.phase, session.notice, session.storedKey?.agentKeyId]).toEqual(['ready', 'new-key', replaced.agentKeyId]);
+		expect((await registered()).agentKeyId).toBe(replaced.agentKeyId);
+	});
+});
+
+describe('the session: signing out, or ended elsewhere', () => {
+	it("signs out: the server forgets the session, the worker goes with every secret, and this account's drafts and index are wiped", async () => {
+		await session.crypto.saveDraft('conv_draft', { text: 'half a reply', mode: 'reply' });
+		await session.crypto.markSearchCovered('conv_draft', 'msg_indexed');
+		const worker = latestWorker();
+		await session.logout();
+		expect([session.phase, session.account, session.key, worker.terminated]).toEqual(['signed-out', null, null, true]);
+		await expect(getSession()).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+
+		await login(AGENT.username, AGENT.password);
+		await session.start();
+		expect([session.phase, latestWorker() === worker]).toEqual(['unlock', false]);
+		await session.unlock('a new passphrase for Ada');
+		expect(await session.crypto.loadDraft('conv_draft')).toBeNull();
+		expect((await session.crypto.searchStatus()).coverage).toEqual({});
+	});
+
+	it('signs out by itself when the session ends elsewhere: the next call is refused and the worker is terminated', async () => {
+		const worker = latestWorker();
+		await logout(); // as an expiry or another tab would end it
+		await expect(getTeam()).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+		expect([session.phase, session.account, session.key, worker.terminated]).toEqual(['signed-out', null, null, true]);
+	});
+
+	it("registers a key later when the first registration did not reach the server; another account's worker is terminated first", async () => {
+		const admin = await harness.login(ADMIN);
+		const ben = { username: 'ben', displayName: 'Ben Agent', role: 'agent', password: 'ben password 1234' };
+		expect((await admin.post('/api/admin/accounts', ben)).status).toBe(201);
+		await login(AGENT.username, AGENT.password);
+		await session.start();
+		const adasWorker = latestWorker();
+		await login(ben.username, ben.password);
+		await session.start();
+		expect([session.phase, adasWorker.terminated, latestWorker() === adasWorker]).toEqual(['create-key', true, false]);
+
+		network.cutNextRequest('PUT', /^\/api\/agent-key$/);
+		await session.createKey('the passphrase of Ben');
+		expect([session.phase, session.notice, (await registered()).agentKeyId]).toEqual(['ready', 'not-registered', null]);
+		await session.retryRegistration();
+		expect([session.notice, (await registered()).agentKeyId]).toEqual(['new-key', session.key?.agentKeyId]);
+	});
+});
