@@ -28,7 +28,7 @@ export type { CompanyKey, ConfirmedRotation, PendingRotation, RotationConfirmati
 export type { Delivery, DeliveryPage, ReceivedEvent, ReceivedEventPage, TrustOverview, TrustRow } from '../inbox-api/operations';
 export type {
 	AcceptedRoster,
-	GrantJobView as GrantJob,
+	GrantJobView,
 	NextRoster,
 	RosterEntry,
 	RosterOverview,

@@ -5,11 +5,11 @@
  * sensitive (an invalid binding, contract 6.3), or would not reopen it (a resolved conversation,
  * docs/inbox-api.md §4 "Lifecycle").
  */
-import type { Conversation } from './types';
+import type { ConversationView } from './types';
 
 export type KeyState = 'opening' | 'open' | 'no-access' | 'failed';
 
-type ComposerConversation = Pick<Conversation, 'status' | 'trust' | 'userDeleted'> & Partial<Pick<Conversation, 'teamState'>>;
+type ComposerConversation = Pick<ConversationView, 'status' | 'trust' | 'userDeleted'> & Partial<Pick<ConversationView, 'teamState'>>;
 
 /** Why the agent cannot write, or null when the key is open. */
 export function composerBlockedReason(keyState: KeyState, conversation: ComposerConversation): string | null {

@@ -9,9 +9,9 @@ import {
 	mergeSorted,
 	upsertSorted
 } from './conversation-list';
-import type { Conversation } from './types';
+import type { ConversationView } from './types';
 
-function conversation(id: string, lastActivityAt: string, extra: Partial<Conversation> = {}): Conversation {
+function conversation(id: string, lastActivityAt: string, extra: Partial<ConversationView> = {}): ConversationView {
 	return {
 		conversationId: id,
 		status: 'active',

@@ -3,20 +3,20 @@
  * unassigned, all, one agent's), filters by status and unread, search, per-filter counts, and inserting one changed conversation into a
  * sorted list of 10,000 without sorting it again.
  */
-import type { Conversation, ConversationStatus } from './types';
+import type { ConversationView, ConversationStatus } from './types';
 
 export type StatusFilter = 'all' | ConversationStatus;
 
 export const STATUS_FILTERS: readonly StatusFilter[] = ['all', 'active', 'awaiting_key', 'pending', 'closed'];
 
 /** Negative when `a` comes first: newer activity first, then by id (descending, as the server pages them), so the order is total. */
-export function compareConversations(a: Conversation, b: Conversation): number {
+export function compareConversations(a: ConversationView, b: ConversationView): number {
 	if (a.lastActivityAt !== b.lastActivityAt) return a.lastActivityAt < b.lastActivityAt ? 1 : -1;
 	return a.conversationId < b.conversationId ? 1 : a.conversationId > b.conversationId ? -1 : 0;
 }
 
 /** A new sorted list with `conversation` added or replaced. */
-export function upsertSorted(list: readonly Conversation[], conversation: Conversation): Conversation[] {
+export function upsertSorted(list: readonly ConversationView[], conversation: ConversationView): ConversationView[] {
 	const without = list.filter((item) => item.conversationId !== conversation.conversationId);
 	let low = 0;
 	let high = without.length;
@@ -30,7 +30,7 @@ export function upsertSorted(list: readonly Conversation[], conversation: Conver
 }
 
 /** Merges a page from the server into a sorted list (later copies of a conversation win). */
-export function mergeSorted(list: readonly Conversation[], page: readonly Conversation[]): Conversation[] {
+export function mergeSorted(list: readonly ConversationView[], page: readonly ConversationView[]): ConversationView[] {
 	const byId = new Map(list.map((item) => [item.conversationId, item]));
 	for (const item of page) byId.set(item.conversationId, item);
 	return [...byId.values()].sort(compareConversations);
@@ -39,7 +39,7 @@ export function mergeSorted(list: readonly Conversation[], page: readonly Conver
 /** Whose conversations the list shows: this agent's, nobody's, everyone's, or one agent's (`agent:` + account id). */
 export type AssignmentView = 'mine' | 'unassigned' | 'all' | `agent:${string}`;
 
-export function inAssignmentView(item: Conversation, view: AssignmentView, myAccountId: string): boolean {
+export function inAssignmentView(item: ConversationView, view: AssignmentView, myAccountId: string): boolean {
 	if (view === 'all') return true;
 	if (view === 'unassigned') return item.assignee === null;
 	const accountId = view === 'mine' ? myAccountId : view.slice('agent:'.length);
@@ -55,7 +55,7 @@ export interface AssignmentCounts {
 }
 
 /** Open conversations (not closed, resolved or snoozed) in each assignment view. */
-export function countAssignments(list: readonly Conversation[], myAccountId: string): AssignmentCounts {
+export function countAssignments(list: readonly ConversationView[], myAccountId: string): AssignmentCounts {
 	const counts: AssignmentCounts = { mine: 0, unassigned: 0, all: 0, byAgent: {} };
 	for (const item of list) {
 		if (item.status === 'closed' || item.teamState !== 'open') continue;
@@ -90,15 +90,15 @@ export interface ListFilter {
 }
 
 export function filterConversations(
-	list: readonly Conversation[],
+	list: readonly ConversationView[],
 	filter: ListFilter,
 	previews: ReadonlyMap<string, string>,
 	names: ReadonlyMap<string, string> = NO_PREVIEWS
-): Conversation[] {
+): ConversationView[] {
 	const needle = filter.search.trim().toLowerCase();
 	const assignment = filter.assignment ?? 'all';
 	if (assignment === 'all' && !filter.label && !filter.lifecycle && filter.status === 'all' && !filter.unreadOnly && needle === '')
-		return list as Conversation[];
+		return list as ConversationView[];
 	return list.filter((item) => {
 		if (filter.lifecycle && item.teamState !== filter.lifecycle) return false;
 		if (filter.label && !item.labels?.includes(filter.label)) return false;
@@ -123,7 +123,7 @@ export interface FilterCounts {
 	unread: Record<StatusFilter, number>;
 }
 
-export function countConversations(list: readonly Conversation[]): FilterCounts {
+export function countConversations(list: readonly ConversationView[]): FilterCounts {
 	const zero = () => ({ all: 0, active: 0, awaiting_key: 0, pending: 0, closed: 0 }) as Record<StatusFilter, number>;
 	const counts: FilterCounts = { total: zero(), unread: zero() };
 	for (const item of list) {
@@ -160,7 +160,7 @@ export const STATUS_LABELS: Record<StatusFilter, string> = {
 };
 
 /** Conversations in each of the team's states. */
-export function countLifecycle(list: readonly Conversation[]): Record<LifecycleFilter, number> {
+export function countLifecycle(list: readonly ConversationView[]): Record<LifecycleFilter, number> {
 	const counts = { open: 0, snoozed: 0, resolved: 0 };
 	for (const item of list) counts[item.teamState]++;
 	return counts;

@@ -20,13 +20,13 @@ import {
 	type LifecycleFilter,
 	type StatusFilter
 } from './conversation-list';
-import type { Conversation } from './types';
+import type { ConversationView } from './types';
 
 const PAGE_SIZE = 200;
 const PREVIEW_LENGTH = 140;
 
 export class ConversationStore {
-	#items = $state.raw<Conversation[]>([]);
+	#items = $state.raw<ConversationView[]>([]);
 	#previews = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
 	/** Customers' names from their decrypted profiles, by conversation (plaintext: gone on lock). */
 	#names = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
@@ -72,7 +72,7 @@ export class ConversationStore {
 	}
 
 	/** Sorted by last activity; replaced, never mutated, so 10,000 rows stay cheap to track. */
-	get items(): readonly Conversation[] {
+	get items(): readonly ConversationView[] {
 		return this.#items;
 	}
 
@@ -103,9 +103,9 @@ export class ConversationStore {
 	 * Conversations upserted (live events, local reads) while a load runs: its pages may have been read
 	 * before those changes, so these copies win over the pages' until the load ends.
 	 */
-	#changedDuringLoad: Conversation[] = [];
+	#changedDuringLoad: ConversationView[] = [];
 
-	get(conversationId: string): Conversation | undefined {
+	get(conversationId: string): ConversationView | undefined {
 		return this.#items.find((item) => item.conversationId === conversationId);
 	}
 
@@ -120,7 +120,7 @@ export class ConversationStore {
 		this.#error = null;
 		this.#complete = false;
 		let cursor: string | null = null;
-		let collected: Conversation[] = [];
+		let collected: ConversationView[] = [];
 		try {
 			do {
 				const page = await listConversations({ limit: PAGE_SIZE, cursor });
@@ -144,7 +144,7 @@ export class ConversationStore {
 	}
 
 	/** A conversation from an event or a call, placed where its last activity puts it. */
-	upsert(conversation: Conversation): void {
+	upsert(conversation: ConversationView): void {
 		this.#items = upsertSorted(this.#items, conversation);
 		if (this.#loading) this.#changedDuringLoad.push(conversation);
 	}

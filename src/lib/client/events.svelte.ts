@@ -9,10 +9,10 @@ import { getSession } from './api';
 import { connectivity } from './connectivity.svelte';
 import type { ConversationNote } from '../inbox-api/records';
 import type { PresenceEvent } from './presence';
-import type { Conversation, StoredMessage } from './types';
+import type { ConversationView, StoredMessage } from './types';
 
 export interface LiveHandlers {
-	conversation(conversation: Conversation, kind: 'started' | 'changed'): void;
+	conversation(conversation: ConversationView, kind: 'started' | 'changed'): void;
 	message(conversationId: string, message: StoredMessage): void;
 	read(conversationId: string, upToMessageId: string): void;
 	/** An agent added a private note (ciphertext). */
@@ -94,8 +94,8 @@ export class LiveEvents {
 			this.status = 'live';
 			this.handlers.ready?.();
 		});
-		on('conversation.started', (data) => this.handlers.conversation((data as { conversation: Conversation }).conversation, 'started'));
-		on('conversation.changed', (data) => this.handlers.conversation((data as { conversation: Conversation }).conversation, 'changed'));
+		on('conversation.started', (data) => this.handlers.conversation((data as { conversation: ConversationView }).conversation, 'started'));
+		on('conversation.changed', (data) => this.handlers.conversation((data as { conversation: ConversationView }).conversation, 'changed'));
 		on('message.created', (data) => {
 			const event = data as { conversationId: string; message: StoredMessage };
 			this.handlers.message(event.conversationId, event.message);

@@ -16,7 +16,7 @@ import { authorLabel, MessageAuthors, previewWithAuthor } from './message-author
 import { parseProfileText } from './profile';
 import { v1Call } from './proxy';
 import { ThreadStore } from './thread.svelte';
-import type { Conversation, StoredMessage, TeamMember } from './types';
+import type { ConversationView, StoredMessage, TeamMember } from './types';
 import type { CannedReply, Label } from '../inbox-api/records';
 import { conversationAlert, messageAlert, type Alert } from './notifications';
 import { Outbox } from './outbox';
@@ -193,7 +193,7 @@ export class InboxState {
 		);
 	}
 
-	private conversationChanged(conversation: Conversation): void {
+	private conversationChanged(conversation: ConversationView): void {
 		this.raise(conversationAlert(this.conversations.get(conversation.conversationId), conversation, this.accountId));
 		this.conversations.upsert(conversation);
 		void this.learnName(conversation).catch(() => undefined);
@@ -242,7 +242,7 @@ export class InboxState {
 	private namedVersions: Record<string, number> = {};
 
 	/** Decrypts the customer's name from the conversation's profile, for its row. */
-	private async learnName(conversation: Conversation): Promise<void> {
+	private async learnName(conversation: ConversationView): Promise<void> {
 		const { conversationId, profile, agentWraps } = conversation;
 		if (!profile || agentWraps.length === 0 || this.namedVersions[conversationId] === profile.version) return;
 		this.namedVersions[conversationId] = profile.version;

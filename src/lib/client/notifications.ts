@@ -4,7 +4,7 @@
  * messages in Mine and Unassigned. A notification never carries plaintext: the text stays in the tab.
  * Settings are per agent and per browser (the permission to notify is the browser's).
  */
-import type { Conversation, StoredMessage } from './types';
+import type { ConversationView, StoredMessage } from './types';
 
 export interface NotificationSettings {
 	/** Desktop notifications (asks the browser's permission when turned on). */
@@ -60,13 +60,13 @@ export interface Alert {
 }
 
 /** Mine and Unassigned: a conversation assigned to another agent is theirs to hear about. */
-export function concernsAgent(conversation: Pick<Conversation, 'assignee'> | undefined, accountId: string): boolean {
+export function concernsAgent(conversation: Pick<ConversationView, 'assignee'> | undefined, accountId: string): boolean {
 	return !conversation?.assignee || conversation.assignee.accountId === accountId;
 }
 
 /** A customer's new message in Mine or Unassigned; the company's own sends and other events are not news. */
 export function messageAlert(
-	conversation: Pick<Conversation, 'conversationId' | 'assignee'> | undefined,
+	conversation: Pick<ConversationView, 'conversationId' | 'assignee'> | undefined,
 	message: Pick<StoredMessage, 'senderType'>,
 	accountId: string
 ): Alert | null {
@@ -76,8 +76,8 @@ export function messageAlert(
 
 /** A conversation the customer just started (it was pending or unknown here, and is active now). */
 export function conversationAlert(
-	before: Pick<Conversation, 'status'> | undefined,
-	after: Pick<Conversation, 'conversationId' | 'status' | 'assignee'>,
+	before: Pick<ConversationView, 'status'> | undefined,
+	after: Pick<ConversationView, 'conversationId' | 'status' | 'assignee'>,
 	accountId: string
 ): Alert | null {
 	if (after.status !== 'active' || (before && before.status !== 'pending') || !concernsAgent(after, accountId)) return null;

@@ -15,7 +15,7 @@ import { customerWriting, signInWithKeyInRoster, storedMessage } from '$test-sup
 import { createCryptoWorker, type CryptoWorkerClient } from '../crypto-worker/client';
 import { listConversations } from './api';
 import { MessageSearch, readableConversations, type SearchHit } from './search.svelte';
-import type { Conversation } from './types';
+import type { ConversationView } from './types';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 120_000 });
@@ -26,7 +26,7 @@ let crypto: CryptoWorkerClient;
 let handle: string;
 let lamp: Customer;
 let chair: Customer;
-let conversations: Conversation[];
+let conversations: ConversationView[];
 /** What the pass and the queries asked of the worker, in order, by call. */
 const calls: string[] = [];
 

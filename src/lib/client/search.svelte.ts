@@ -9,7 +9,7 @@ import type { SearchHit } from '../search/message-index';
 import { v1 } from '../wire/v1';
 import { v1Call } from './proxy';
 import { itemsToDecrypt, NOTHING_SHOWN, toWorkerItem } from './thread-messages';
-import type { Conversation } from './types';
+import type { ConversationView } from './types';
 
 export type { SearchHit, SnippetPart } from '../search/message-index';
 
@@ -24,7 +24,7 @@ type SearchCrypto = Pick<
 >;
 
 /** The conversations whose history this agent can read. */
-export function readableConversations(conversations: readonly Conversation[]): Conversation[] {
+export function readableConversations(conversations: readonly ConversationView[]): ConversationView[] {
 	return conversations.filter((conversation) => conversation.agentWraps.length > 0 && conversation.status !== 'pending');
 }
 
@@ -71,7 +71,7 @@ export class MessageSearch {
 	}
 
 	/** Indexes the history of every readable conversation not indexed yet; forgets the ones no longer readable. */
-	async indexHistory(conversations: readonly Conversation[]): Promise<void> {
+	async indexHistory(conversations: readonly ConversationView[]): Promise<void> {
 		if (this.passing || this.stopped) return;
 		this.passing = true;
 		try {
@@ -94,7 +94,7 @@ export class MessageSearch {
 		}
 	}
 
-	private async indexConversation(conversation: Conversation, coveredUpTo: string | undefined): Promise<void> {
+	private async indexConversation(conversation: ConversationView, coveredUpTo: string | undefined): Promise<void> {
 		const { conversationId, agentWraps } = conversation;
 		const [opened] = await this.crypto.openConversationKeys(this.agentKeyHandle, [
 			{ conversationId, wrap: agentWraps[agentWraps.length - 1].wrap }

@@ -8,7 +8,7 @@ import type { KeyInfo, UnlockedKey } from '../crypto-worker/types';
 import * as inbox from './api';
 import { cryptoFor, runningCrypto, stopCrypto } from './crypto';
 import { onUnauthenticated } from './http';
-import type { Account } from './types';
+import type { AccountView } from './types';
 
 /**
  * - `loading`: asking the server and the key store;
@@ -31,7 +31,7 @@ export type KeyNotice =
 	| null;
 
 class SessionStore {
-	account = $state<Account | null>(null);
+	account = $state<AccountView | null>(null);
 	phase = $state<SessionPhase>('loading');
 	/** The unlocked agent key (handle and public values). */
 	key = $state<UnlockedKey | null>(null);

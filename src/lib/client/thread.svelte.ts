@@ -26,7 +26,7 @@ import { parseProfileText, profileText, type ProfileFields } from './profile';
 import { mergeNotes, toThreadNote, type ThreadNote } from './thread-notes';
 import type { ConversationNote } from '../inbox-api/records';
 import type { PrivateEnvelope, PrivateRecordKind } from '../crypto/private-record';
-import type { Conversation, StoredMessage } from './types';
+import type { ConversationView, StoredMessage } from './types';
 
 const PAGE_SIZE = 50;
 const TYPING_INTERVAL_MS = 4000;
@@ -66,7 +66,7 @@ export interface ThreadContext {
 }
 
 export class ThreadStore {
-	#conversation = $state.raw<Conversation>() as Conversation;
+	#conversation = $state.raw<ConversationView>() as ConversationView;
 	#keyState = $state<KeyState>('opening');
 	#keyError = $state<string | null>(null);
 	#messages = $state.raw<ThreadMessage[]>([]);
@@ -107,7 +107,7 @@ export class ThreadStore {
 	private opened: Promise<void> = Promise.resolve();
 
 	constructor(
-		conversation: Conversation,
+		conversation: ConversationView,
 		private readonly context: ThreadContext
 	) {
 		this.#conversation = conversation;
@@ -124,7 +124,7 @@ export class ThreadStore {
 		);
 	}
 
-	get conversation(): Conversation {
+	get conversation(): ConversationView {
 		return this.#conversation;
 	}
 
@@ -191,7 +191,7 @@ export class ThreadStore {
 	}
 
 	/** The conversation record changed (an event or a call). */
-	update(conversation: Conversation): void {
+	update(conversation: ConversationView): void {
 		const hadNoWrap = this.#conversation.agentWraps.length === 0;
 		this.#conversation = conversation;
 		if (hadNoWrap && conversation.agentWraps.length > 0 && this.#keyState !== 'open') void this.open();
@@ -217,7 +217,7 @@ export class ThreadStore {
 	}
 
 	/** Encrypts the profile in the worker and saves it over the version shown; `STATE_CONFLICT` when someone saved meanwhile. */
-	async saveProfile(fields: ProfileFields): Promise<Conversation> {
+	async saveProfile(fields: ProfileFields): Promise<ConversationView> {
 		const envelope = await this.encryptRecord('profile', profileText(fields));
 		const updated = await saveProfile(this.conversationId, envelope, this.#conversation.profile?.version ?? 0);
 		this.update(updated);

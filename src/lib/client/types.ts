@@ -21,8 +21,10 @@ import type {
 import type { ConversationStatus } from '../wire/v1-records';
 
 export type {
+	AccountView,
 	AgentWrapForMe,
 	ConversationPage,
+	ConversationView,
 	ConversationStatus,
 	Envelope,
 	Invitation,
@@ -34,7 +36,3 @@ export type {
 	Trust,
 	Wrap
 };
-
-export type Account = AccountView;
-
-export type Conversation = ConversationView;
