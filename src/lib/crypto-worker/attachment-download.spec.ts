@@ -5,7 +5,7 @@ import type { AttachmentMeta } from '../crypto/attachment-meta';
 import { initCrypto } from '../crypto/sodium';
 import { attachmentPattern } from '../conformance/runner';
 import { AttachmentDownloads, MAX_RUNNING_DECRYPTIONS } from './attachment-download';
-import { codeOfAsyncCall as codeOf, codeOfCall } from '../crypto/test-support';
+import { codeOfAsyncCall as codeOf, codeOfCall } from '$test-support/error-codes';
 
 const attachmentId = 'att_downloadSpec01';
 const size = 200_000;

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAttachmentMeta, encryptAttachment } from '../crypto/attachment';
 import type { AttachmentMeta } from '../crypto/attachment-meta';
 import { initCrypto } from '../crypto/sodium';
-import { codeOfCall } from '../crypto/test-support';
+import { codeOfCall } from '$test-support/error-codes';
 import { AttachmentRefs, metaOf } from './attachment-refs';
 
 let meta: AttachmentMeta;

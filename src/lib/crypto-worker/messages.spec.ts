@@ -5,8 +5,8 @@ import { initCrypto } from '../crypto/sodium';
 import { AttachmentRefs } from './attachment-refs';
 import { decryptHistory, encryptReply, MAX_HISTORY_BATCH } from './messages';
 import type { KeySession } from './session';
-import { sessionWithOpenKey } from './test-session';
-import { codeOfCall } from '../crypto/test-support';
+import { sessionWithOpenKey } from '$test-support/key-session';
+import { codeOfCall } from '$test-support/error-codes';
 
 const conversationId = 'conv_messagesSpec1';
 const conversationKey = new Uint8Array(32).fill(4);

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decryptPrivateRecord } from '../crypto/private-record';
 import { initCrypto } from '../crypto/sodium';
-import { codeOfCall } from '../crypto/test-support';
+import { codeOfCall } from '$test-support/error-codes';
 import { decryptRecords, encryptRecord, MAX_RECORD_BATCH } from './private-records';
 import type { KeySession } from './session';
-import { sessionWithOpenKey } from './test-session';
+import { sessionWithOpenKey } from '$test-support/key-session';
 
 const conversationId = 'conv_recordsSpec1';
 const conversationKey = new Uint8Array(32).fill(7);

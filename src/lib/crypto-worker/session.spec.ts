@@ -5,7 +5,7 @@ import { initCrypto } from '../crypto/sodium';
 import { sealConversationKey } from '../crypto/wrap';
 import type { OpenedKey } from '../keystore/keystore';
 import { KeySession } from './session';
-import { codeOfCall } from '../crypto/test-support';
+import { codeOfCall } from '$test-support/error-codes';
 
 beforeAll(async () => {
 	await initCrypto();

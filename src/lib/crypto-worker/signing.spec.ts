@@ -6,7 +6,7 @@ import { verifyRotation } from '../crypto/signatures';
 import { initCrypto } from '../crypto/sodium';
 import type { HeldKey } from './session';
 import { signRosterStatement, signRotationStatement } from './signing';
-import { codeOfCall } from '../crypto/test-support';
+import { codeOfCall } from '$test-support/error-codes';
 
 let key: HeldKey;
 let publicKey: Uint8Array;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseAttachmentMeta, parseReceivedAttachmentMeta, validateAttachmentMeta } from './attachment-meta';
 import { b64uEncode } from './encoding';
-import { codeOfCall } from './test-support';
+import { codeOfCall } from '$test-support/error-codes';
 
 const meta = {
 	v: 1,

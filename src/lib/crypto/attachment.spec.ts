@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { codeOf } from '../errors';
-import { codeOfCall } from './test-support';
+import { codeOfCall } from '$test-support/error-codes';
 import {
 	AttachmentDecryptor,
 	attachmentChunkAd,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codeOfCall } from './test-support';
+import { codeOfCall } from '$test-support/error-codes';
 import {
 	b64uDecode,
 	b64uDecodeInto,

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseSignatureHeader, signRequest, verifyWebhookSignature } from './hmac';
 import { initCrypto } from './sodium';
-import { codeOfCall } from './test-support';
+import { codeOfCall } from '$test-support/error-codes';
 
 beforeAll(() => initCrypto());
 

@@ -10,7 +10,7 @@ import {
 } from './invite';
 import { fingerprint, generateX25519KeyPair } from './keys';
 import { initCrypto } from './sodium';
-import { codeOfCall } from './test-support';
+import { codeOfCall } from '$test-support/error-codes';
 import { sealConversationKey } from './wrap';
 
 beforeAll(() => initCrypto());

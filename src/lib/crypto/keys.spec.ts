@@ -13,7 +13,7 @@ import {
 import { buildInviteLink, parseInviteLinkFragment } from './invite';
 import { b64uEncode } from './encoding';
 import { initCrypto } from './sodium';
-import { codeOfCall } from './test-support';
+import { codeOfCall } from '$test-support/error-codes';
 
 beforeAll(() => initCrypto());
 

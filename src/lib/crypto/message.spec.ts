@@ -1,7 +1,7 @@
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { codeOfCall } from './test-support';
+import { codeOfCall } from '$test-support/error-codes';
 import { b64uDecode, b64uEncode, utf8Encode } from './encoding';
 import { decryptMessage, encryptMessage, envelopeShapeProblem, messageAd, newClientMessageId, pad, paddedLength, unpad } from './message';
 import { initCrypto, rawSodium, sodium } from './sodium';

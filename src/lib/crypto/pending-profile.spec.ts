@@ -5,7 +5,7 @@ import { b64uDecode, b64uEncode } from './encoding';
 import { generateX25519KeyPair } from './keys';
 import { openPendingProfile, sealPendingProfile } from './pending-profile';
 import { initCrypto, sodium } from './sodium';
-import { codeOfCall } from './test-support';
+import { codeOfCall } from '$test-support/error-codes';
 
 /** Our own vectors (docs/private-records.md), sealed with libsodium directly, not with this code. */
 const VECTORS = JSON.parse(readFileSync(join(process.cwd(), 'vectors', 'inbox-pending-profile.json'), 'utf8')) as {

@@ -5,7 +5,7 @@ import { generateEd25519KeyPair, generateX25519KeyPair } from './keys';
 import { rosterStatement, signRoster, verifyRoster } from './roster';
 import { isoSeconds, requireIssuedAt } from './rules';
 import { initCrypto } from './sodium';
-import { codeOfCall } from './test-support';
+import { codeOfCall } from '$test-support/error-codes';
 
 beforeAll(() => initCrypto());
 

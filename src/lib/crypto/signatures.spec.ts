@@ -11,7 +11,7 @@ import {
 	verifyStatement
 } from './signatures';
 import { initCrypto } from './sodium';
-import { codeOfCall } from './test-support';
+import { codeOfCall } from '$test-support/error-codes';
 
 let signing: Ed25519KeyPair;
 let other: Ed25519KeyPair;

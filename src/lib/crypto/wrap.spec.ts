@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { b64uDecode, b64uEncode } from './encoding';
 import { generateX25519KeyPair } from './keys';
 import { initCrypto, sodium } from './sodium';
-import { codeOfCall } from './test-support';
+import { codeOfCall } from '$test-support/error-codes';
 import { openConversationKey, sealConversationKey, sealedWrapLength, wrapPayload } from './wrap';
 
 beforeAll(() => initCrypto());

@@ -9,7 +9,7 @@ import {
 	validatePassphraseKdf,
 	type PassphraseSealed
 } from './passphrase';
-import { codeOfCall } from '../crypto/test-support';
+import { codeOfCall } from '$test-support/error-codes';
 
 describe('the passphrase layer (Argon2id + XChaCha20-Poly1305)', () => {
 	const secret = new Uint8Array(32).map((_, i) => i * 7);

@@ -5,7 +5,7 @@ import { buildAttachmentMeta, ENCRYPTED_CHUNK_SIZE, encryptAttachment } from '..
 import { CHUNK_SIZE } from '../../crypto/attachment-meta';
 import type { AttachmentMeta } from '../../crypto/attachment-meta';
 import { initCrypto } from '../../crypto/sodium';
-import { codeOfAsyncCall } from '../../crypto/test-support';
+import { codeOfAsyncCall } from '$test-support/error-codes';
 import { coreImplementation, withAttachmentPipeline } from '../../conformance/implementation';
 import { attachmentPattern, conformanceCases, runCase } from '../../conformance/runner';
 import { ChunkWorkerState } from './chunk-worker';

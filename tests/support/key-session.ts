@@ -1,7 +1,7 @@
 /** Shared by the worker's specs: a key session holding an agent key with one conversation's key open. */
-import { generateX25519KeyPair } from '../crypto/keys';
-import { sealConversationKey } from '../crypto/wrap';
-import { KeySession } from './session';
+import { generateX25519KeyPair } from '../../src/lib/crypto/keys';
+import { sealConversationKey } from '../../src/lib/crypto/wrap';
+import { KeySession } from '../../src/lib/crypto-worker/session';
 
 export function sessionWithOpenKey(conversationId: string, conversationKey: Uint8Array, keyVersion: number): KeySession {
 	const session = new KeySession();
