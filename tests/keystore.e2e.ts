@@ -304,6 +304,9 @@ test('no secret key is stored in clear in any IndexedDB record, and the device k
 	expect(imported.ok).toBe(true);
 	const agentSecret = (await openBackup((await succeed<{ text: string }>(page, 'exportBackup', 'agent', PASSPHRASE)).text, PASSPHRASE))
 		.secretKey;
+	// the session's unlock record: the share stays on the server, the key is sealed under it and the device key
+	const share = crypto.getRandomValues(new Uint8Array(32));
+	await succeed(page, 'rememberUnlock', agent.handle, b64uEncode(share));
 
 	const dump = await page.evaluate(() => window.cryptoHarness.dumpIndexedDb());
 	const text = JSON.stringify(dump);
@@ -313,6 +316,7 @@ test('no secret key is stored in clear in any IndexedDB record, and the device k
 	// ...and no spelling of either secret.
 	expect(leaks(text, agentSecret)).toEqual([]);
 	expect(leaks(text, pair.secretKey.subarray(0, 32))).toEqual([]);
+	expect(leaks(text, share)).toEqual([]);
 
 	const device = dump.find((entry) => entry.store === 'device');
 	expect(device?.records).toEqual([
@@ -324,8 +328,15 @@ test('no secret key is stored in clear in any IndexedDB record, and the device k
 	]);
 	const stores = dump.map((entry) => `${entry.database}/${entry.store}`).sort();
 	// drafts and the search index have stores of their own, sealed under the device key (empty here)
-	expect(stores).toEqual(['inbox-keystore/device', 'inbox-keystore/drafts', 'inbox-keystore/keys', 'inbox-keystore/search']);
+	expect(stores).toEqual([
+		'inbox-keystore/device',
+		'inbox-keystore/drafts',
+		'inbox-keystore/keys',
+		'inbox-keystore/search',
+		'inbox-keystore/unlock'
+	]);
 	expect(dump.filter((entry) => entry.store === 'drafts' || entry.store === 'search').map((entry) => entry.records)).toEqual([[], []]);
+	expect(dump.find((entry) => entry.store === 'unlock')?.records).toHaveLength(1);
 });
 
 test('each account keeps its keys in its own store, and a refused account id fails every call', async ({ page }) => {
