@@ -189,7 +189,7 @@ test('history pages back with before and catches up with after once a lost conne
 		held = route;
 	});
 	await inbox.stack.restartInbox();
-	await expect(page.getByTestId('live-status')).not.toHaveText('Live');
+	await expect(page.getByTestId('connection-status')).not.toHaveAttribute('data-state', 'connected');
 	for (let n = 56; n <= 58; n++) await customer.say(`message ${n}`);
 	const api = await InboxClient.signIn(inbox.url, agent.username, agent.password);
 	await expect
@@ -198,7 +198,7 @@ test('history pages back with before and catches up with after once a lost conne
 	await expect.poll(() => held !== null).toBe(true);
 	await (held as unknown as Route).continue();
 	await page.unroute('**/api/events*');
-	await expect(page.getByTestId('live-status')).toHaveText('Live', { timeout: 45_000 });
+	await expect(page.getByTestId('connection-status')).toHaveAttribute('data-state', 'connected', { timeout: 45_000 });
 	await expect(messages(page).last()).toContainText('message 58');
 	await expect(messages(page)).toHaveCount(58);
 	expect(history.some((search) => search.includes('after=msg_'))).toBe(true);

@@ -17,7 +17,7 @@ export interface PageRequest {
 const networkFetch = globalThis.fetch.bind(globalThis);
 
 type Fault = { method: string; path: RegExp } & (
-	{ kind: 'lose' } | { kind: 'cut' } | { kind: 'hold'; arrived: () => void; released: Promise<void> }
+	{ kind: 'lose' } | { kind: 'cut' } | { kind: 'fail'; status: number } | { kind: 'hold'; arrived: () => void; released: Promise<void> }
 );
 
 export class PageNetwork {
@@ -38,9 +38,13 @@ export class PageNetwork {
 		if (this.#cookie) headers.set('cookie', this.#cookie);
 		const path = url.pathname + url.search;
 		this.requests.push({ method, path, headers });
-		const cut = this.#faults.findIndex((fault) => fault.kind === 'cut' && fault.method === method && fault.path.test(path));
-		if (cut >= 0) {
-			this.#faults.splice(cut, 1);
+		const early = this.#faults.findIndex(
+			(fault) => (fault.kind === 'cut' || fault.kind === 'fail') && fault.method === method && fault.path.test(path)
+		);
+		if (early >= 0) {
+			const [fault] = this.#faults.splice(early, 1);
+			if (fault.kind === 'fail')
+				return Response.json({ error: { code: 'INTERNAL', message: 'the inbox failed this request' } }, { status: fault.status });
 			throw new TypeError('Failed to fetch: the connection broke before the request left');
 		}
 		const response = await networkFetch(url, { method, headers, body: init.body, redirect: 'manual', signal: init.signal });
@@ -48,7 +52,9 @@ export class PageNetwork {
 			const [pair] = cookie.split(';');
 			if (pair.startsWith('inbox_session=')) this.#cookie = pair === 'inbox_session=' ? null : pair;
 		}
-		const index = this.#faults.findIndex((fault) => fault.kind !== 'cut' && fault.method === method && fault.path.test(path));
+		const index = this.#faults.findIndex(
+			(fault) => (fault.kind === 'lose' || fault.kind === 'hold') && fault.method === method && fault.path.test(path)
+		);
 		if (index < 0) return response;
 		const [fault] = this.#faults.splice(index, 1);
 		if (fault.kind !== 'hold') {
@@ -63,6 +69,11 @@ export class PageNetwork {
 	/** The next matching request never reaches the server. */
 	cutNextRequest(method: string, path: RegExp): void {
 		this.#faults.push({ method, path, kind: 'cut' });
+	}
+
+	/** The inbox server answers the next matching request with `status` without acting on it (a failure of its own). */
+	failNextRequest(method: string, path: RegExp, status = 500): void {
+		this.#faults.push({ method, path, kind: 'fail', status });
 	}
 
 	/** The answer to the next matching request is lost after the server acted on it. */

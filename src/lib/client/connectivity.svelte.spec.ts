@@ -11,11 +11,29 @@ import { ADMIN, useStack } from '$test-support/integration';
 import { PageNetwork } from '$test-support/page-network';
 import { v1 } from '../wire/v1';
 import { getTeam, login } from './api';
-import { Connectivity, connectivity, PROBE_INTERVAL_MS } from './connectivity.svelte';
+import { Connectivity, connectionState, connectivity, PROBE_INTERVAL_MS, type ConnectionFacts } from './connectivity.svelte';
 import { v1Call } from './proxy';
 
-const SERVER_DOWN = /^The inbox server cannot be reached\./;
-const SERVICE_DOWN = /^The messaging service cannot be reached\./;
+describe('connectionState', () => {
+	const allUp: ConnectionFacts = { online: true, server: 'reachable', service: 'reachable', live: 'live' };
+
+	it('is connected only while the browser is online, the server and its live stream answer and the service answers behind it', () => {
+		expect(connectionState(allUp)).toBe('connected');
+		expect(connectionState({ ...allUp, live: null })).toBe('connected');
+		expect(connectionState({ ...allUp, service: 'unreachable' })).toBe('service-unreachable');
+		for (const live of ['connecting', 'reconnecting', 'stopped'] as const) expect(connectionState({ ...allUp, live })).toBe('reconnecting');
+		expect(connectionState({ ...allUp, server: 'unreachable' })).toBe('server-unreachable');
+		expect(connectionState({ ...allUp, online: false })).toBe('offline');
+	});
+
+	it('names the nearest link that is down: the network, then the server, then its stream, then the service', () => {
+		const allDown: ConnectionFacts = { online: false, server: 'unreachable', service: 'unreachable', live: 'reconnecting' };
+		expect(connectionState(allDown)).toBe('offline');
+		expect(connectionState({ ...allDown, online: true })).toBe('server-unreachable');
+		expect(connectionState({ ...allDown, online: true, server: 'reachable' })).toBe('reconnecting');
+		expect(connectionState({ ...allDown, online: true, server: 'reachable', live: 'live' })).toBe('service-unreachable');
+	});
+});
 
 describe('Connectivity', () => {
 	afterEach(() => {
@@ -27,11 +45,10 @@ describe('Connectivity', () => {
 		const heard: string[] = [];
 		connections.onReturn(() => heard.push('outbox'));
 		const stop = connections.onReturn(() => heard.push('thread'));
-		expect([connections.server, connections.service, connections.problem(false)]).toEqual(['reachable', 'reachable', null]);
+		expect([connections.server, connections.service, connections.state]).toEqual(['reachable', 'reachable', 'connected']);
 
 		connections.serverFailed();
-		expect(connections.server).toBe('unreachable');
-		expect(connections.problem(false)).toMatch(SERVER_DOWN);
+		expect([connections.server, connections.state]).toEqual(['unreachable', 'server-unreachable']);
 		connections.serverAnswered();
 		connections.serverAnswered();
 		expect([connections.server, heard]).toEqual(['reachable', ['outbox', 'thread']]);
@@ -47,18 +64,33 @@ describe('Connectivity', () => {
 		let returns = 0;
 		connections.onReturn(() => returns++);
 		connections.serverAnswered(false);
-		expect([connections.server, connections.service]).toEqual(['reachable', 'unreachable']);
-		expect(connections.problem(false)).toMatch(SERVICE_DOWN);
+		expect([connections.server, connections.service, connections.state]).toEqual(['reachable', 'unreachable', 'service-unreachable']);
 		// the inbox's own calls say nothing of the service
 		connections.serverAnswered();
 		expect(connections.service).toBe('unreachable');
 		// the server first: without it the service cannot be reached either
 		connections.serverFailed();
-		expect(connections.problem(false)).toMatch(SERVER_DOWN);
+		expect(connections.state).toBe('server-unreachable');
 		connections.serverAnswered(true);
-		expect([connections.server, connections.service, connections.problem(false), returns]).toEqual(['reachable', 'reachable', null, 1]);
-		// a live stream that reconnects means the server does not answer it
-		expect(connections.problem(true)).toMatch(SERVER_DOWN);
+		expect([connections.server, connections.service, connections.state, returns]).toEqual(['reachable', 'reachable', 'connected', 1]);
+	});
+
+	it('is not connected while its live stream reconnects or the browser is offline, and tells the listeners when all is back', () => {
+		const connections = new Connectivity();
+		let returns = 0;
+		connections.onReturn(() => returns++);
+		connections.liveReported('live');
+		connections.liveReported('reconnecting');
+		expect(connections.state).toBe('reconnecting');
+		connections.onlineReported(false);
+		expect(connections.state).toBe('offline');
+		connections.onlineReported(true);
+		expect([connections.state, returns]).toEqual(['reconnecting', 0]);
+		connections.liveReported('live');
+		expect([connections.state, returns]).toEqual(['connected', 1]);
+		// a page without a live stream: only the calls count
+		connections.liveReported(null);
+		expect([connections.state, returns]).toEqual(['connected', 1]);
 	});
 
 	it('probes every few seconds while something is unreachable, and stops once all answer or the page stops watching', async () => {
@@ -107,7 +139,7 @@ describe("the page's connectivity, from its calls to the running inbox", () => {
 		const stop = connectivity.onReturn(() => returns++);
 		network.cutNextRequest('GET', /^\/api\/team$/);
 		await expect(getTeam()).rejects.toBeInstanceOf(TypeError);
-		expect([connectivity.server, connectivity.problem(false)]).toEqual(['unreachable', expect.stringMatching(SERVER_DOWN)]);
+		expect([connectivity.server, connectivity.state]).toEqual(['unreachable', 'server-unreachable']);
 		await getTeam();
 		expect([connectivity.server, returns]).toEqual(['reachable', 1]);
 		stop();
@@ -122,8 +154,7 @@ describe("the page's connectivity, from its calls to the running inbox", () => {
 		const stopWatching = connectivity.watch(probe);
 		front.stall();
 		await expect(probe()).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
-		expect([connectivity.server, connectivity.service]).toEqual(['reachable', 'unreachable']);
-		expect(connectivity.problem(false)).toMatch(SERVICE_DOWN);
+		expect([connectivity.server, connectivity.service, connectivity.state]).toEqual(['reachable', 'unreachable', 'service-unreachable']);
 		// the inbox's own calls answer meanwhile, and say nothing of the service
 		await getTeam();
 		expect(connectivity.service).toBe('unreachable');
@@ -133,7 +164,7 @@ describe("the page's connectivity, from its calls to the running inbox", () => {
 		vi.advanceTimersByTime(PROBE_INTERVAL_MS);
 		expect(probes()).toBe(before + 1);
 		await expect.poll(() => connectivity.service, { timeout: 15_000 }).toBe('reachable');
-		expect([connectivity.problem(false), returns]).toEqual([null, 1]);
+		expect([connectivity.state, returns]).toEqual(['connected', 1]);
 		vi.advanceTimersByTime(PROBE_INTERVAL_MS * 3);
 		expect(probes()).toBe(before + 1);
 		stopWatching();

@@ -19,7 +19,8 @@ import { customerWriting, signInWithKeyInRoster } from '$test-support/page-agent
 import { createWorkerApi } from '../crypto-worker/api';
 import { ContractError } from '../errors';
 import { v1 } from '../wire/v1';
-import { getConversation } from './api';
+import { getConversation, getTeam } from './api';
+import { connectivity } from './connectivity.svelte';
 import { Outbox } from './outbox';
 import { v1Call } from './proxy';
 import { toThreadMessage, type ThreadMessage } from './thread-messages';
@@ -145,17 +146,17 @@ describe('ThreadSender: refused, or waiting for the connection (docs/inbox-api.m
 
 	it('tries a waiting send again after 5, 10, 20 and 30 s, with the same key, and at once when the connection returns', async () => {
 		vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-		// no request leaves while the clock is the spec's: each attempt is cut before it reaches the server
+		// no request reaches the service while the clock is the spec's: the inbox fails each attempt itself
 		const settled = () => new Promise((resolve) => setImmediate(resolve));
 		const attempts = () => network.sent('POST', SEND).length;
 		const { sender, shown } = senderOn(outbox());
-		network.cutNextRequest('POST', SEND);
+		network.failNextRequest('POST', SEND);
 		await sender.sendText('Patience.');
 		await settled();
-		expect(last(shown).state).toBe('queued');
+		expect([last(shown).state, connectivity.state]).toEqual(['queued', 'connected']);
 		for (const delay of [...RESEND_DELAYS_MS, 30_000]) {
 			const before = attempts();
-			network.cutNextRequest('POST', SEND);
+			network.failNextRequest('POST', SEND);
 			await vi.advanceTimersByTimeAsync(delay - 1);
 			expect(attempts()).toBe(before);
 			await vi.advanceTimersByTimeAsync(1);
@@ -173,6 +174,29 @@ describe('ThreadSender: refused, or waiting for the connection (docs/inbox-api.m
 		);
 		expect(keys.size).toBe(1);
 		expect(await received('Patience.')).toHaveLength(1);
+		sender.stop();
+	});
+
+	it('while the page knows the server is down a send waits at once and is not tried, until the connection is heard returning', async () => {
+		vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+		const attempts = () => network.sent('POST', SEND).length;
+		const { sender, shown } = senderOn(outbox());
+		network.cutNextRequest('GET', /^\/api\/team$/);
+		await expect(getTeam()).rejects.toBeInstanceOf(TypeError);
+		expect(connectivity.state).toBe('server-unreachable');
+		const before = attempts();
+		await sender.sendText('Sent when the server answers.');
+		expect(last(shown)).toMatchObject({ state: 'queued', sendError: expect.stringMatching(/sent by itself/) });
+		await vi.advanceTimersByTimeAsync(RESEND_DELAYS_MS.reduce((sum, delay) => sum + delay, 0) + 30_000);
+		expect([attempts(), last(shown).state]).toEqual([before, 'queued']);
+		vi.useRealTimers();
+		await getTeam();
+		expect(connectivity.state).toBe('connected');
+		sender.connectionReturned();
+		await expect.poll(() => last(shown).state, { timeout: 10_000 }).toBe('sent');
+		expect(attempts()).toBe(before + 1);
+		expect(await received('Sent when the server answers.')).toHaveLength(1);
+		sender.stop();
 	});
 });
 
@@ -181,7 +205,7 @@ describe('ThreadSender: files (contract 4.3)', () => {
 		const box = outbox();
 		const { sender, shown } = senderOn(box);
 		const file = (name: string) => new File([`the bytes of ${name}`], name, { type: 'text/plain' });
-		network.cutNextRequest('POST', UPLOAD);
+		network.failNextRequest('POST', UPLOAD);
 		await sender.sendFiles([{ file: file('a.txt'), caption: 'first' }, { file: file('b.txt') }]);
 		const bubble = (name: string) => shown().find((message) => message.attachment?.name === name);
 		expect([bubble('a.txt')?.state, bubble('b.txt')?.state]).toEqual(['failed', 'sent']);
@@ -193,7 +217,7 @@ describe('ThreadSender: files (contract 4.3)', () => {
 			(await customer.messages()).flatMap((message: { meta?: { name: string } }) => (message.meta ? [message.meta.name] : []));
 		await expect.poll(names, { timeout: 15_000 }).toEqual(['b.txt', 'a.txt']);
 
-		network.cutNextRequest('POST', UPLOAD);
+		network.failNextRequest('POST', UPLOAD);
 		await sender.sendFiles([{ file: file('c.txt') }]);
 		expect(bubble('c.txt')?.state).toBe('failed');
 		sender.discard(bubble('c.txt')!.key);
@@ -209,9 +233,11 @@ describe('ThreadSender: after a reload', () => {
 		const closed = before.sender;
 		network.loseNextAnswer('POST', SEND);
 		await closed.sendText('Stored, but the page never heard.');
-		network.cutNextRequest('POST', SEND);
+		await expect.poll(() => before.shown().map((message) => message.state), { timeout: 10_000 }).toEqual(['queued']);
+		// the page now knows the server did not answer: this one waits without being tried
+		const attempts = network.sent('POST', SEND).length;
 		await closed.sendText('Never left the page.');
-		await expect.poll(() => before.shown().map((message) => message.state), { timeout: 10_000 }).toEqual(['queued', 'queued']);
+		expect([before.shown().map((message) => message.state), network.sent('POST', SEND).length]).toEqual([['queued', 'queued'], attempts]);
 		closed.stop();
 		closed.connectionReturned();
 		expect(box.list()).toHaveLength(2);

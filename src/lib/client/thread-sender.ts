@@ -20,7 +20,7 @@ import { newIdempotencyKey } from './http';
 import type { Outbox, PendingSend } from './outbox';
 import { v1Call } from './proxy';
 import { clientMessageIds, mergeMessages, replaceMessage, type ThreadMessage } from './thread-messages';
-import { isServerUnreachable } from './connectivity.svelte';
+import { connectivity, isServerUnreachable } from './connectivity.svelte';
 import type { StoredMessage } from './types';
 
 /** The worker calls sending makes (the page's CryptoWorkerClient). */
@@ -50,6 +50,9 @@ export interface SendingThread {
 function isDefinitiveRefusal(error: unknown): boolean {
 	return error instanceof ContractError && error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 401;
 }
+
+/** What a waiting reply says: it goes out by itself. */
+const WAITING_FOR_CONNECTION = 'Waiting for the connection: it is sent by itself when the connection returns.';
 
 /** No answer, or the service's or inbox's 5xx: the outcome is unknown and the send waits for the connection. */
 export function isWorthWaiting(error: unknown): boolean {
@@ -106,10 +109,10 @@ export class ThreadSender {
 	/** The connection is back: what waits is sent now. */
 	connectionReturned(): void {
 		this.resendAttempt = 0;
-		this.resendQueued();
+		this.resendQueued({ evenIfDown: true });
 	}
 
-	private resendQueued(): void {
+	private resendQueued(options?: { evenIfDown: boolean }): void {
 		clearTimeout(this.resendTimer);
 		this.resendTimer = undefined;
 		if (this.stopped) return;
@@ -119,7 +122,7 @@ export class ThreadSender {
 				.filter((m) => m.state === 'queued')
 				.map((m) => m.key)
 		);
-		for (const entry of this.outbox.list(this.thread.conversationId)) if (queued.has(entry.localId)) void this.deliver(entry);
+		for (const entry of this.outbox.list(this.thread.conversationId)) if (queued.has(entry.localId)) void this.deliver(entry, options);
 	}
 
 	private scheduleResend(): void {
@@ -176,8 +179,21 @@ export class ThreadSender {
 	}
 
 	/** One attempt: always the same envelope; the same Idempotency-Key unless the service refused the last attempt (contract 4.2 rule 4, 5.1). */
-	private async deliver(entry: PendingSend): Promise<void> {
+	private async deliver(entry: PendingSend, { evenIfDown }: { evenIfDown: boolean } = { evenIfDown: false }): Promise<void> {
 		if (this.delivering.has(entry.localId)) return;
+		// while the page knows a connection is down the reply says at once that it waits, and is not tried
+		// unless the agent asks ("Try now") or the connection is heard returning
+		const state = connectivity.state;
+		if (!evenIfDown && (state === 'offline' || state === 'server-unreachable' || state === 'service-unreachable')) {
+			this.replace(entry.localId, (m) => ({
+				...m,
+				state: 'queued',
+				progress: null,
+				sendError: WAITING_FOR_CONNECTION,
+				sendErrorCode: undefined
+			}));
+			return;
+		}
 		this.delivering.add(entry.localId);
 		this.replace(entry.localId, (m) => ({ ...m, state: 'sending', sendError: undefined, sendErrorCode: undefined }));
 		try {
@@ -211,9 +227,7 @@ export class ThreadSender {
 				...m,
 				state: waiting ? 'queued' : 'failed',
 				progress: null,
-				sendError: waiting
-					? 'Waiting for the connection: it is sent by itself when the messaging service answers again.'
-					: explainError(error),
+				sendError: waiting ? WAITING_FOR_CONNECTION : explainError(error),
 				sendErrorCode: error instanceof ContractError ? error.code : undefined
 			}));
 			if (waiting) this.scheduleResend();
@@ -309,13 +323,13 @@ export class ThreadSender {
 	/** Retries a failed send: the stored envelope and key, or the whole upload if it never finished. */
 	async retry(localId: string): Promise<void> {
 		const entry = this.outbox.list(this.thread.conversationId).find((e) => e.localId === localId);
-		if (entry) return this.deliver(entry);
+		if (entry) return this.deliver(entry, { evenIfDown: true });
 		const file = this.files.get(localId);
 		if (file) {
 			const keyVersion = this.thread.keyVersion();
 			const caption = this.thread.messages().find((m) => m.key === localId)?.attachment?.caption;
 			const uploaded = await this.upload(localId, file, keyVersion, caption);
-			if (uploaded) await this.deliver(uploaded);
+			if (uploaded) await this.deliver(uploaded, { evenIfDown: true });
 		}
 	}
 
