@@ -1,12 +1,13 @@
 /**
  * Accessibility (docs/inbox-api.md §11 "Accessibility"): axe-core finds no serious or critical
  * violation of WCAG 2.1 A/AA on the sign-in, key, inbox, thread and admin pages; each page has its
- * landmarks; a failed sign-in puts the focus back in the field to correct.
+ * landmarks; a failed sign-in puts the focus back in the field to correct; the keyboard reaches the list,
+ * lists its shortcuts and gets its focus back after a dialog (§11 "Keyboard").
  */
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { adminTab, importSigningKey, readyAdmin, type AdminTab } from './support/admin-e2e';
-import { expect, openConversation, signIn, test, unlock } from './support/inbox-e2e';
+import { expect, openConversation, readyAgent, signIn, test, unlock } from './support/inbox-e2e';
 
 /** The serious and critical violations on the page as it is now, each with the elements it names. */
 async function seriousViolations(page: Page): Promise<string[]> {
@@ -66,4 +67,43 @@ test('the key, inbox, thread and admin pages are accessible', async ({ page, inb
 		await adminTab(page, tab);
 		await expectAccessible(page, `admin: ${tab}`);
 	}
+});
+
+test('the keyboard: ? lists every shortcut, Tab reaches the list before anything is selected, and focus comes back after a dialog', async ({
+	page,
+	inbox
+}) => {
+	const agent = await readyAgent(page, inbox, 'keyboard');
+	const invitation = await inbox.invite(agent);
+	await (await inbox.customer(invitation)).say('Can I pay by invoice?');
+	await page.goto('/inbox');
+	const row = page.locator(`a[data-conversation-id="${invitation.conversationId}"]`);
+	await expect(row).toBeVisible();
+	await expect(page.getByTestId('thread')).toHaveCount(0);
+
+	const focusedRow = () => page.evaluate(() => document.activeElement?.getAttribute('data-conversation-id') ?? null);
+	let presses = 0;
+	while ((await focusedRow()) === null && presses < 40) {
+		await page.keyboard.press('Tab');
+		presses++;
+	}
+	expect(await focusedRow()).toBe(invitation.conversationId);
+
+	await page.keyboard.press('?');
+	const shortcuts = page.getByTestId('shortcuts');
+	await expect(shortcuts).toBeVisible();
+	for (const action of ['Next conversation', 'Search names and messages', 'Assign it to me', 'New line', 'Show these shortcuts'])
+		await expect(shortcuts).toContainText(action);
+	expect(await seriousViolations(page), 'shortcuts overlay').toEqual([]);
+	await page.keyboard.press('Escape');
+	await expect(shortcuts).toBeHidden();
+	expect(await focusedRow()).toBe(invitation.conversationId);
+
+	const bell = page.getByTestId('notification-settings');
+	await bell.focus();
+	await page.keyboard.press('Enter');
+	await expect(page.locator('dialog[open]')).toHaveCount(1);
+	await page.keyboard.press('Escape');
+	await expect(page.locator('dialog[open]')).toHaveCount(0);
+	await expect(bell).toBeFocused();
 });

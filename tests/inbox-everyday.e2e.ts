@@ -29,6 +29,10 @@ test('a draft stays with its conversation across switching and reloading, sealed
 	await openConversation(page, lampInvitation.conversationId);
 	await expect(composer).toHaveValue('Your lamp left our warehouse');
 	await expect(page.getByTestId('mode-reply')).toHaveAttribute('aria-pressed', 'true');
+	// each row with a draft says so
+	const draftMarker = (conversationId: string) => page.locator(`[data-conversation-id="${conversationId}"]`).getByTestId('row-draft');
+	await expect(draftMarker(chairInvitation.conversationId)).toHaveText('Draft');
+	await expect(draftMarker(lampInvitation.conversationId)).toHaveText('Draft');
 
 	await expect.poll(() => rawDrafts(page, agent.accountId)).toContain(chairInvitation.conversationId);
 	const stored = await rawDrafts(page, agent.accountId);
@@ -46,6 +50,8 @@ test('a draft stays with its conversation across switching and reloading, sealed
 	);
 	await expect(composer).toHaveValue('');
 	await expect.poll(() => rawDrafts(page, agent.accountId)).not.toContain(lampInvitation.conversationId);
+	await expect(draftMarker(lampInvitation.conversationId)).toHaveCount(0);
+	await expect(draftMarker(chairInvitation.conversationId)).toHaveText('Draft');
 
 	await openConversation(page, chairInvitation.conversationId);
 	await expect(composer).toHaveValue('Ask for a photo of the legs');

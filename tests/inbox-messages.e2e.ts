@@ -215,6 +215,7 @@ test('unknown content types are ignored, and refusals of the service read as pla
 	await expect(messages(page)).toHaveCount(1);
 
 	// closing, then a customer who deleted their account: the send fails with USER_DELETED in words
+	await page.getByTestId('more-actions').locator('summary').click();
 	await page.getByTestId('close-conversation').click();
 	await expect(page.getByTestId('thread').locator('[data-status=closed]')).toBeVisible();
 	await customer.deleteAccount();

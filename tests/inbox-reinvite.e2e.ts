@@ -14,6 +14,7 @@ test.afterEach(async ({ inbox }) => {
 });
 
 async function reinviteFromThread(page: Page): Promise<{ link: string; shortCode: string }> {
+	await page.getByTestId('more-actions').locator('summary').click();
 	await page.getByTestId('reinvite').click();
 	const dialog = page.getByRole('dialog', { name: 'Re-invite the customer' });
 	await dialog.getByTestId('create-reinvite').click();

@@ -33,6 +33,8 @@ test('finds words across conversations, live and from history, opens the message
 	await expect(hits(page)).toHaveCount(1);
 	await expect(hits(page).first()).toHaveAttribute('data-conversation-id', lamp.conversationId);
 	await expect(hits(page).first().locator('mark')).toHaveText('lamp');
+	// no name matches "lamp": the list under the hits stays quiet rather than saying nothing matches
+	await expect(page.getByText('No conversation matches these filters.')).toHaveCount(0);
 	await expect.poll(async () => (await rawSearchStore(page, agent.accountId)).count).toBe(1);
 	const atRest = (await rawSearchStore(page, agent.accountId)).text;
 	expect(atRest.length).toBeGreaterThan(1000);

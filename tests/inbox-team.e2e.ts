@@ -203,6 +203,33 @@ test('resolve with undo, reopen, snooze; a customer who writes again brings the 
 	await ada.page.getByTestId('reopen').click();
 	await expect(ben.page.getByTestId('team-state')).toHaveCount(0);
 	await expect(ben.page.getByTestId('activity-lines')).toContainText(`${ada.agent.displayName} reopened this conversation.`);
+
+	// any time: the picker refuses a time past, and snoozes until the time picked, in the agent's time zone
+	await expect(ben.page.getByTestId('snooze').locator('option')).toContainText(['For 30 minutes', 'Pick a date and time…']);
+	await ben.page.getByTestId('snooze').selectOption({ label: 'Pick a date and time…' });
+	const picker = ben.page.getByTestId('snooze-picker');
+	await picker.getByTestId('snooze-at').fill('2020-01-01T10:00');
+	await picker.getByTestId('snooze-confirm').click();
+	await expect(picker.getByRole('alert')).toHaveText('Pick a time in the future.');
+	const { local, iso } = await ben.page.evaluate(() => {
+		const at = new Date();
+		at.setDate(at.getDate() + 3);
+		at.setHours(14, 30, 0, 0);
+		const pad = (n: number) => String(n).padStart(2, '0');
+		return {
+			local: `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T14:30`,
+			iso: at.toISOString()
+		};
+	});
+	await picker.getByTestId('snooze-at').fill(local);
+	await picker.getByTestId('snooze-confirm').click();
+	await expect(picker).toHaveCount(0);
+	await expect(ada.page.getByTestId('team-state')).toHaveAttribute('data-state', 'snoozed');
+	const admin = await inbox.admin();
+	const snoozed = await admin.call<{ snoozedUntil: string }>('GET', `/api/conversations/${invitation.conversationId}`);
+	expect(new Date(snoozed.snoozedUntil).toISOString()).toBe(iso);
+	await ada.page.getByTestId('reopen').click();
+	await expect(ben.page.getByTestId('team-state')).toHaveCount(0);
 });
 
 test('agents see who else is viewing or typing, and sending asks first when someone else replied meanwhile', async ({ browser, inbox }) => {
@@ -214,14 +241,28 @@ test('agents see who else is viewing or typing, and sending asks first when some
 	const bensComposer = ben.page.getByLabel('Message');
 	await bensComposer.pressSequentially('Yes, I am here');
 	await expect(ada.page.getByTestId('presence')).toHaveText(`${ben.agent.displayName} is typing…`);
+	// from then on Ada's page notes each presence line it shows (none: the line is gone)
+	await ada.page.evaluate(() => {
+		const shown: string[] = [];
+		(window as unknown as { presenceLines: string[] }).presenceLines = shown;
+		new MutationObserver(() => shown.push(document.querySelector('[data-testid=presence]')?.textContent?.trim() ?? 'none')).observe(
+			document.body,
+			{ subtree: true, childList: true, characterData: true }
+		);
+	});
 	await bensComposer.press('Enter');
 	await expect(messages(ada.page).filter({ hasText: 'Yes, I am here' })).toBeVisible();
+	// his message ends his typing at once: he is viewing, never gone from the line while the indicator times out
+	await expect(ada.page.getByTestId('presence')).toHaveText(`${ben.agent.displayName} is viewing`);
+	const lines = await ada.page.evaluate(() => (window as unknown as { presenceLines: string[] }).presenceLines);
+	expect(lines.slice(0, lines.indexOf(`${ben.agent.displayName} is viewing`))).not.toContain('none');
 
 	const adasComposer = ada.page.getByLabel('Message');
 	await adasComposer.fill('Hello, how can I help?');
 	await adasComposer.press('Enter');
 	const collision = ada.page.getByTestId('collision');
 	await expect(collision).toContainText(`${ben.agent.displayName} replied since you opened this conversation`);
+	await expect(ada.page.getByTestId('send')).toHaveText('Waiting for your answer…');
 	await screenshot(ada.page, 'team-collision');
 	await collision.getByRole('button', { name: 'Cancel' }).click();
 	await expect(adasComposer).toHaveValue('Hello, how can I help?');

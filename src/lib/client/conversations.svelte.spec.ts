@@ -1,7 +1,7 @@
 /**
  * The conversation list store against the running inbox: a load started later wins over an earlier one
  * whose answer arrives last, a change that came live during a load outlives the load's older pages, and a
- * list cleared on sign-out stays empty (docs/inbox-api.md §3).
+ * list cleared on sign-out stays empty (docs/inbox-api.md §3); the rows' draft marker follows the drafts.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { AGENT, useStack } from '$test-support/integration';
@@ -84,5 +84,15 @@ describe('ConversationStore with the running inbox', () => {
 		slow.release();
 		await loading;
 		expect([store.items, store.loading, store.complete]).toEqual([[], false, false]);
+	});
+
+	it('knows which conversations have a draft in this browser, follows each write, and forgets them when cleared', () => {
+		const store = new ConversationStore();
+		store.draftsAre(['conv_a', 'conv_b']);
+		store.draftChanged('conv_a', false);
+		store.draftChanged('conv_c', true);
+		expect([...store.drafts].sort()).toEqual(['conv_b', 'conv_c']);
+		store.clear();
+		expect(store.drafts.size).toBe(0);
 	});
 });

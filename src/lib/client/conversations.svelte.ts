@@ -4,6 +4,7 @@
  * assignee, label), filters, search, counts, and the text previews and customers' names this tab
  * decrypted. Plaintext previews and names live in memory only and go on lock.
  */
+import { SvelteSet } from 'svelte/reactivity';
 import { listConversations } from './api';
 import {
 	countAssignments,
@@ -30,6 +31,8 @@ export class ConversationStore {
 	#previews = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
 	/** Customers' names from their decrypted profiles, by conversation (plaintext: gone on lock). */
 	#names = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
+	/** The conversations with a draft in this browser (ids only), for the rows' marker. */
+	readonly #drafts = new SvelteSet<string>();
 	#loading = $state(false);
 	#complete = $state(false);
 	#error = $state<unknown>(null);
@@ -74,6 +77,22 @@ export class ConversationStore {
 	/** Sorted by last activity; replaced, never mutated, so 10,000 rows stay cheap to track. */
 	get items(): readonly ConversationView[] {
 		return this.#items;
+	}
+
+	get drafts(): ReadonlySet<string> {
+		return this.#drafts;
+	}
+
+	/** The conversations with a stored draft, as the key store lists them. */
+	draftsAre(conversationIds: readonly string[]): void {
+		this.#drafts.clear();
+		for (const id of conversationIds) this.#drafts.add(id);
+	}
+
+	/** A draft was written (`kept`) or removed. */
+	draftChanged(conversationId: string, kept: boolean): void {
+		if (kept) this.#drafts.add(conversationId);
+		else this.#drafts.delete(conversationId);
 	}
 
 	get names(): ReadonlyMap<string, string> {
@@ -173,6 +192,7 @@ export class ConversationStore {
 		this.generation++;
 		this.#changedDuringLoad = [];
 		this.#items = [];
+		this.#drafts.clear();
 		this.#previews = NO_PREVIEWS;
 		this.#names = NO_PREVIEWS;
 		this.#complete = false;

@@ -19,6 +19,7 @@ import { ThreadStore } from './thread.svelte';
 import type { ConversationView, StoredMessage, TeamMember } from './types';
 import type { CannedReply, Label } from '../inbox-api/records';
 import { conversationAlert, messageAlert, type Alert } from './notifications';
+import type { DraftStorage } from './drafts';
 import { Outbox } from './outbox';
 import { sendPending } from './thread-sender';
 import { toWorkerItem } from './thread-messages';
@@ -106,10 +107,23 @@ export class InboxState {
 			.catch(() => undefined);
 		this.loadLabels();
 		this.loadCannedReplies();
+		void this.crypto
+			.draftConversations()
+			.then((ids) => this.conversations.draftsAre(ids))
+			.catch(() => undefined);
 		void getCompanyKey()
 			.then((key) => (this.companyFingerprint = key.fingerprint))
 			.catch(() => undefined);
 	}
+
+	/** Where the thread's drafts are kept: the key store, with the list's marker following each write. */
+	readonly draftStorage: DraftStorage = {
+		loadDraft: (conversationId) => this.crypto.loadDraft(conversationId),
+		saveDraft: async (conversationId, draft) => {
+			await this.crypto.saveDraft(conversationId, draft);
+			this.conversations.draftChanged(conversationId, draft.text.trim() !== '');
+		}
+	};
 
 	private loadLabels(): void {
 		void listLabels()

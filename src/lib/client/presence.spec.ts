@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { presenceSentence, presentAgents, withPresence, type PresenceEvent } from './presence';
+import { presenceSentence, presentAgents, typingEnded, withPresence, type PresenceEvent } from './presence';
 
 const at = (seconds: number) => new Date(Date.parse('2026-11-25T10:00:00Z') + seconds * 1000).toISOString();
 const event = (accountId: string, state: PresenceEvent['state'], seconds: number): PresenceEvent => ({
@@ -38,5 +38,12 @@ describe('presence (docs/inbox-api.md §4 "Presence")', () => {
 				{ accountId: 'b', displayName: 'Cleo', typing: false }
 			])
 		).toBe('Ben and Cleo are viewing');
+	});
+
+	it('stops showing an agent typing as soon as their message arrives; they are viewing from then on', () => {
+		const events = [event('acc_ben', 'typing', 0), event('acc_cleo', 'typing', 0)];
+		const after = typingEnded(events, ['acc_ben'], at(1));
+		expect(presenceSentence(presentAgents(after, 'acc_ada', Date.parse(at(2))))).toBe('Cleo is typing… · Ben is viewing');
+		expect(typingEnded(events, [], at(1))).toEqual(events);
 	});
 });

@@ -27,6 +27,13 @@ export function withPresence(current: readonly PresenceEvent[], event: PresenceE
 	return [...current.filter((entry) => entry.accountId !== event.accountId), event];
 }
 
+/** A message of agents who were typing arrived: they are viewing now, no longer typing. */
+export function typingEnded(current: readonly PresenceEvent[], authors: readonly string[], at: string): PresenceEvent[] {
+	return current.map((event) =>
+		event.state === 'typing' && authors.includes(event.accountId) ? { ...event, state: 'viewing', at } : event
+	);
+}
+
 /** The other agents on the conversation at `now`, typing ones first, by name. */
 export function presentAgents(events: readonly PresenceEvent[], myAccountId: string, now: number): PresentAgent[] {
 	return events

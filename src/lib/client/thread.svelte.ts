@@ -21,7 +21,7 @@ import { Outbox } from './outbox';
 import { filesToSend, stageFiles, type StagedFile } from './staging';
 import { Throttle } from './throttle';
 import { addNote, listNotes, postPresence, saveProfile } from './api';
-import { browserNow, withPresence, type PresenceEvent } from './presence';
+import { browserNow, typingEnded, withPresence, type PresenceEvent } from './presence';
 import { parseProfileText, profileText, type ProfileFields } from './profile';
 import { mergeNotes, toThreadNote, type ThreadNote } from './thread-notes';
 import type { ConversationNote } from '../inbox-api/records';
@@ -314,6 +314,11 @@ export class ThreadStore {
 		});
 		const otherAuthor = otherReply?.clientMessageId ? this.#authors.get(otherReply.clientMessageId) : undefined;
 		if (otherAuthor?.origin === 'agent') this.#othersReplied = otherAuthor.displayName;
+		// a reply of an agent shown typing ends their typing at once, not when the indicator times out
+		if (sinceOpened) {
+			const agents = found.flatMap((author) => (author.origin === 'agent' && author.accountId ? [author.accountId] : []));
+			this.#presence = typingEnded(this.#presence, agents, browserNow());
+		}
 	}
 
 	private newestStored(): ThreadMessage | undefined {

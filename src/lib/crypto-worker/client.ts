@@ -75,6 +75,7 @@ const FORWARDED = everyName<Forwarded>()([
 	'saveDraft',
 	'loadDraft',
 	'removeDraft',
+	'draftConversations',
 	'clearDrafts',
 	// messages
 	'openConversationKey',

@@ -34,8 +34,10 @@ describe('drafts sealed under the device key (docs/crypto-worker.md "Drafts")', 
 		expect(await drafts.load('conv_a')).toEqual({ text: 'Hello, the lamp is on its way', mode: 'reply' });
 		await drafts.save('conv_a', { text: ' \n ', mode: 'reply' });
 		expect(await drafts.load('conv_a')).toBeNull();
+		expect(await drafts.conversations()).toEqual(['conv_b']);
 		await drafts.remove('conv_b');
 		expect(await drafts.load('conv_b')).toBeNull();
+		expect(await drafts.conversations()).toEqual([]);
 	});
 
 	it('stores only ciphertext bound to its conversation', async () => {

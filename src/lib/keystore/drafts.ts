@@ -65,6 +65,11 @@ export class DraftStore {
 		}
 	}
 
+	/** The conversations that have a draft (their ids are the records' keys, not sealed). */
+	async conversations(): Promise<string[]> {
+		return (await (await this.database()).getAllKeys('drafts')).map(String);
+	}
+
 	async remove(conversationId: string): Promise<void> {
 		await (await this.database()).delete('drafts', requireId(conversationId, 'conversationId'));
 	}

@@ -12,6 +12,8 @@ export interface DraftsApi {
 	/** The draft of a conversation, or null; `LOCKED` while the agent key is locked. */
 	loadDraft(conversationId: string): Promise<Draft | null>;
 	removeDraft(conversationId: string): Promise<void>;
+	/** The conversations with a draft, for the list's marker (no text). */
+	draftConversations(): Promise<string[]>;
 	/** Removes every draft of this account (sign-out). */
 	clearDrafts(): Promise<void>;
 }
@@ -29,6 +31,7 @@ export function createDraftsApi(state: WorkerState): DraftsApi {
 				return state.store.drafts.load(conversationId);
 			}),
 		removeDraft: (conversationId) => state.run(() => state.store.drafts.remove(conversationId)),
+		draftConversations: () => state.run(() => state.store.drafts.conversations()),
 		clearDrafts: () => state.run(() => state.store.drafts.clear())
 	};
 }
