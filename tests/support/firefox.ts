@@ -11,8 +11,17 @@ export type { Browser, Page };
 /** How long a step in Firefox may take, as long as Playwright's `expect` waits in the Chromium tests. */
 const STEP_TIMEOUT = 15_000;
 
+/** Playwright's window for the Chromium tests, so both engines lay the screens out alike (puppeteer's own is 800×600). */
+const VIEWPORT = { width: 1280, height: 720 };
+
 export async function launchFirefox(): Promise<Browser> {
-	return puppeteer.launch({ browser: 'firefox', protocol: 'webDriverBiDi', executablePath: FIREFOX_PATH, headless: true });
+	return puppeteer.launch({
+		browser: 'firefox',
+		protocol: 'webDriverBiDi',
+		executablePath: FIREFOX_PATH,
+		headless: true,
+		defaultViewport: VIEWPORT
+	});
 }
 
 export async function newFirefoxPage(browser: Browser): Promise<Page> {
