@@ -11,6 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodePng, parcelPhoto } from '../src/cli/demo/png';
 import { expect, messages, openConversation, readyAgent, screenshot, test, type SimCustomer } from './support/inbox-e2e';
+import { inkOnCanvas, onePagePdf } from './support/pdf';
 import type { Page } from '@playwright/test';
 
 async function conversationWithCustomer(page: Page, inbox: Parameters<typeof readyAgent>[1], label: string): Promise<SimCustomer> {
@@ -167,30 +168,6 @@ test('an image opens in a tab, through the sandboxed viewer', async ({ page, inb
 	await screenshot(viewer, 'viewer');
 });
 
-/** A one-page PDF saying `text`, whose opening action runs `script` (PDF JavaScript), built by hand. */
-function pdfWithScript(text: string, script: string): Buffer {
-	const objects = [
-		'<< /Type /Catalog /Pages 2 0 R /OpenAction 5 0 R >>',
-		'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-		'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 400 200] /Contents 4 0 R /Resources << /Font << /F1 6 0 R >> >> >>',
-		null, // the content stream, below
-		`<< /S /JavaScript /JS (${script.replace(/[()\\]/g, (c) => `\\${c}`)}) >>`,
-		'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'
-	];
-	const content = `BT /F1 24 Tf 40 100 Td (${text}) Tj ET`;
-	objects[3] = `<< /Length ${content.length} >>\nstream\n${content}\nendstream`;
-	let pdf = '%PDF-1.4\n';
-	const offsets: number[] = [];
-	objects.forEach((body, index) => {
-		offsets.push(pdf.length);
-		pdf += `${index + 1} 0 obj\n${body}\nendobj\n`;
-	});
-	const xref = pdf.length;
-	pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('')}`;
-	pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-	return Buffer.from(pdf, 'latin1');
-}
-
 test('a PDF opens in the viewer, painted by pdf.js in a frame that has no origin; its script never runs', async ({
 	page,
 	inbox,
@@ -206,7 +183,7 @@ test('a PDF opens in the viewer, painted by pdf.js in a frame that has no origin
 	try {
 		const customer = await conversationWithCustomer(page, inbox, 'pdf');
 		const script = `app.alert('ran'); this.submitForm('http://127.0.0.1:${port}/submit'); app.launchURL('http://127.0.0.1:${port}/launch');`;
-		await customer.sendFile({ name: 'invoice-42.pdf', mime: 'application/pdf', data: pdfWithScript('Invoice 42', script) });
+		await customer.sendFile({ name: 'invoice-42.pdf', mime: 'application/pdf', data: onePagePdf('Invoice 42', script) });
 		const card = page.locator('[data-testid=attachment][data-name="invoice-42.pdf"]');
 		// a PDF opens, so the "never opened" warning is not shown for it
 		await expect(card.getByTestId('open-attachment')).toBeVisible();
@@ -225,13 +202,7 @@ test('a PDF opens in the viewer, painted by pdf.js in a frame that has no origin
 		const pdfFrame = viewer.frames().find((frame) => frame.url().endsWith('/pdf-frame.html'));
 		expect(pdfFrame).toBeDefined();
 		// painted: the canvas has ink on it
-		const inked = await pdfFrame!.evaluate(() => {
-			const canvas = document.querySelector('canvas')!;
-			const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-			let dark = 0;
-			for (let i = 0; i < pixels.length; i += 4) if (pixels[i] < 128 && pixels[i + 3] > 0) dark++;
-			return dark;
-		});
+		const inked = await pdfFrame!.evaluate(inkOnCanvas);
 		expect(inked).toBeGreaterThan(100);
 		// the frame has no origin: none of the inbox's storage or cookies is reachable from it
 		expect(

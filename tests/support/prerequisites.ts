@@ -1,13 +1,14 @@
 /**
- * What `npm test` needs that npm does not bring: Debian's Chromium for the browser tests, PostgreSQL's
- * server binaries for the throwaway cluster of the PostgreSQL run, Prometheus's `promtool` to check the
- * metrics, and HAProxy for the cluster suite. Installs them with apt-get when missing (as root), or stops
- * with a clear message.
+ * What `npm test` needs that npm does not bring: Debian's Chromium for the browser tests, Firefox ESR for
+ * the Firefox smoke test, PostgreSQL's server binaries for the throwaway cluster of the PostgreSQL run,
+ * Prometheus's `promtool` to check the metrics, and HAProxy for the cluster suite. Installs them with
+ * apt-get when missing (as root), or stops with a clear message.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const FIREFOX_PATH = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 export const PROMTOOL_PATH = '/usr/bin/promtool';
 export const HAPROXY_PATH = '/usr/sbin/haproxy';
 
@@ -48,6 +49,7 @@ function aptInstall(packages: string[], why: string): void {
 
 export function ensurePrerequisites(): void {
 	if (!existsSync(CHROMIUM_PATH)) aptInstall(['chromium'], 'Chromium for the browser tests');
+	if (!existsSync(FIREFOX_PATH)) aptInstall(['firefox-esr'], 'Firefox ESR for the Firefox smoke test');
 	if (!postgresBinDir()) aptInstall(['postgresql'], 'PostgreSQL for the PostgreSQL test run');
 	if (!existsSync(PROMTOOL_PATH)) aptInstall(['prometheus'], "Prometheus's promtool to check the metrics");
 	if (!existsSync(HAPROXY_PATH)) aptInstall(['haproxy'], 'HAProxy for the cluster suite');
