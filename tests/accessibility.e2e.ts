@@ -69,10 +69,17 @@ test('the key, inbox, thread and admin pages are accessible', async ({ page, inb
 	}
 });
 
-test('the keyboard: ? lists every shortcut, Tab reaches the list before anything is selected, and focus comes back after a dialog', async ({
+test('a normal load logs no console error; the keyboard: ? lists every shortcut, Tab reaches the list, focus comes back after a dialog', async ({
 	page,
 	inbox
 }) => {
+	const consoleErrors: string[] = [];
+	page.on('console', (message) => {
+		if (message.type() === 'error') consoleErrors.push(`${message.text()} (${message.location().url})`);
+	});
+	page.on('pageerror', (error) => consoleErrors.push(error.message));
+	await page.goto('/inbox');
+	await expect(page.getByLabel('Username')).toBeVisible();
 	const agent = await readyAgent(page, inbox, 'keyboard');
 	const invitation = await inbox.invite(agent);
 	await (await inbox.customer(invitation)).say('Can I pay by invoice?');
@@ -106,4 +113,8 @@ test('the keyboard: ? lists every shortcut, Tab reaches the list before anything
 	await page.keyboard.press('Escape');
 	await expect(page.locator('dialog[open]')).toHaveCount(0);
 	await expect(bell).toBeFocused();
+
+	await openConversation(page, invitation.conversationId);
+	await expect(page.getByTestId('thread').getByTestId('message')).toHaveCount(1);
+	expect(consoleErrors).toEqual([]);
 });

@@ -51,6 +51,8 @@ export class PageNetwork {
 		for (const cookie of response.headers.getSetCookie()) {
 			const [pair] = cookie.split(';');
 			if (pair.startsWith('inbox_session=')) this.#cookie = pair === 'inbox_session=' ? null : pair;
+			// the page's readable marker lands in its document, as a browser would put it there
+			if (pair.startsWith('inbox_signed_in=') && typeof document !== 'undefined') document.cookie = cookie;
 		}
 		const index = this.#faults.findIndex(
 			(fault) => (fault.kind === 'lose' || fault.kind === 'hold') && fault.method === method && fault.path.test(path)

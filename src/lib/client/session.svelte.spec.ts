@@ -35,13 +35,21 @@ beforeAll(() => {
 });
 
 describe('the session: which key screen it opens on (docs/inbox-api.md §2)', () => {
-	it('shows the sign-in without a session, and says why when the server could not be asked', async () => {
+	it('shows the sign-in without asking in a browser that never signed in, and says why when the server could not be asked', async () => {
+		const asked = () => network.sent('GET', /^\/api\/session$/).length;
+		const before = asked();
+		await session.start();
+		expect([session.phase, session.account, session.failure, asked()]).toEqual(['signed-out', null, null, before]);
+		expect(() => session.crypto).toThrow(expect.objectContaining({ code: 'UNAUTHENTICATED' }));
+		// a browser that signed in asks; when the server cannot be reached the page says so
+		document.cookie = 'inbox_signed_in=1; Path=/';
 		network.cutNextRequest('GET', /^\/api\/session$/);
 		await session.start();
 		expect([session.phase, session.failure]).toEqual(['failed', expect.stringMatching(/Failed to fetch/)]);
+		// its session gone on the server: the sign-in
 		await session.start();
-		expect([session.phase, session.account, session.failure]).toEqual(['signed-out', null, null]);
-		expect(() => session.crypto).toThrow(expect.objectContaining({ code: 'UNAUTHENTICATED' }));
+		expect([session.phase, session.account, session.failure, asked()]).toEqual(['signed-out', null, null, before + 2]);
+		document.cookie = 'inbox_signed_in=; Max-Age=0; Path=/';
 		expect(InProcessWorker.started).toEqual([]);
 	});
 

@@ -30,8 +30,15 @@ export type KeyNotice =
 	| 'not-registered'
 	| null;
 
+/** The server's readable marker that this browser signed in (docs/inbox-api.md §2); without it there is no session to ask for. */
+function maybeSignedIn(): boolean {
+	return document.cookie.split(/;\s*/).includes('inbox_signed_in=1');
+}
+
 class SessionStore {
 	account = $state<AccountView | null>(null);
+	/** The demo launcher left a key backup for this account, which the key page offers. */
+	demoKeyBackup = $state(false);
 	phase = $state<SessionPhase>('loading');
 	/** The unlocked agent key (handle and public values). */
 	key = $state<UnlockedKey | null>(null);
@@ -60,9 +67,14 @@ class SessionStore {
 		}
 		this.phase = 'loading';
 		this.failure = null;
+		if (!maybeSignedIn()) {
+			this.phase = 'signed-out';
+			return;
+		}
 		try {
 			const session = await inbox.getSession();
 			this.account = session.account;
+			this.demoKeyBackup = session.demoKeyBackup;
 		} catch (error) {
 			if (error instanceof ContractError && error.code === 'UNAUTHENTICATED') {
 				this.phase = 'signed-out';

@@ -27,6 +27,8 @@ export interface AccountView {
 export interface SessionInfo {
 	account: AccountView;
 	expiresAt: string;
+	/** The demo launcher left a key backup for this account (demo only), so the key page offers it. */
+	demoKeyBackup: boolean;
 }
 
 /** A conversation key sealed for one agent of a roster (contract 6.7). */

@@ -9,7 +9,7 @@ import { findAccountForLogin } from '../db/accounts';
 import { originIsLocalHttp } from '../config';
 import { RateLimited, readJsonObject, BODY_LIMITS } from '../http/responses';
 import { loginsThrottled } from '../metrics';
-import { createSession, deleteSession, hashToken, SESSION_COOKIE, SESSION_MAX_MS } from '../auth/sessions';
+import { createSession, deleteSession, hashToken, SESSION_COOKIE, SESSION_MAX_MS, SIGNED_IN_COOKIE } from '../auth/sessions';
 import * as unlockShares from '../auth/unlock-share';
 import { b64uEncode } from '../../crypto/encoding';
 import type { Inbox } from '../inbox';
@@ -18,6 +18,11 @@ import { sessionJson } from './views';
 
 function cookieOptions(origin: string) {
 	return { path: '/', httpOnly: true, sameSite: 'strict' as const, secure: !originIsLocalHttp(origin) };
+}
+
+/** The page's hint that a session may exist, so a signed-out load asks nothing (no secret: the token stays HttpOnly). */
+function signedInCookieOptions(origin: string) {
+	return { ...cookieOptions(origin), httpOnly: false };
 }
 
 function text(body: Record<string, unknown>, field: string, max: number): string {
@@ -68,6 +73,7 @@ export const login = handle(API.login, async (event, inbox) => {
 export async function startSession(event: ApiEvent, inbox: Inbox, accountId: string): Promise<Date> {
 	const { token, expiresAt } = await createSession(inbox.db, accountId, new Date(inbox.now()));
 	event.cookies.set(SESSION_COOKIE, token, { ...cookieOptions(inbox.config.origin), maxAge: SESSION_MAX_MS / 1000 });
+	event.cookies.set(SIGNED_IN_COOKIE, '1', { ...signedInCookieOptions(inbox.config.origin), maxAge: SESSION_MAX_MS / 1000 });
 	return expiresAt;
 }
 
@@ -83,6 +89,7 @@ export const logout = handle(API.logout, async (event, inbox) => {
 		inbox.sessionCache.dropToken(hashToken(token));
 	}
 	event.cookies.delete(SESSION_COOKIE, cookieOptions(inbox.config.origin));
+	event.cookies.delete(SIGNED_IN_COOKIE, signedInCookieOptions(inbox.config.origin));
 	return answer(API.logout, undefined);
 });
 

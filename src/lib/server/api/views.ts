@@ -2,6 +2,7 @@
  * The JSON the browser receives for an account and its session (docs/inbox-api.md §2): what the UI shows
  * and what the worker needs, never the password hash.
  */
+import { hasDemoKeyBackup } from '../demo-backups';
 import type { AccountView, SessionInfo } from '../../inbox-api/records';
 import type { Account } from '../db/accounts';
 
@@ -18,5 +19,5 @@ export function accountJson(account: Account): AccountView {
 
 /** The answer of a login, a session check or a join (docs/inbox-api.md §2, §12). */
 export function sessionJson(account: Account, expiresAt: Date): SessionInfo {
-	return { account: accountJson(account), expiresAt: expiresAt.toISOString() };
+	return { account: accountJson(account), expiresAt: expiresAt.toISOString(), demoKeyBackup: hasDemoKeyBackup(account.username) };
 }

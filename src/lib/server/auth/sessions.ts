@@ -10,6 +10,8 @@ import { SESSION_ENDED_CHANNEL } from '../db/live-events';
 import { deleteInBatches } from '../db/retention';
 
 export const SESSION_COOKIE = 'inbox_session';
+/** Readable by the page, saying only that it signed in (docs/inbox-api.md §2): a signed-out load skips `GET /api/session`. */
+export const SIGNED_IN_COOKIE = 'inbox_signed_in';
 export const SESSION_IDLE_MS = 12 * 3600_000;
 export const SESSION_MAX_MS = 7 * 24 * 3600_000;
 /** How often a session's last use is written back (sliding expiry). */

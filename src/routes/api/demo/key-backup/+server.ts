@@ -5,25 +5,22 @@
  * The file is the key store's encrypted backup (src/lib/keystore/backup.ts): useless without the passphrase.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename } from 'node:path';
 import { ContractError } from '$lib/errors';
 import { INBOX_API as API } from '$lib/inbox-api/endpoints';
 import { answer, handle, requireSession } from '$lib/server/api/event';
 import { methodNotAllowed } from '$lib/server/api/fallbacks';
+import { demoKeyBackupPath } from '$lib/server/demo-backups';
 import type { RequestHandler } from './$types';
 
-const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
-
 export const GET: RequestHandler = handle(API.getDemoKeyBackup, async (event) => {
-	const directory = process.env.INBOX_DEMO_KEY_BACKUPS;
-	if (!directory) throw new ContractError('NOT_FOUND', 'not found');
-	const { account } = requireSession(event);
-	if (!USERNAME.test(account.username) || account.username.startsWith('.'))
-		throw new ContractError('NOT_FOUND', 'no demo key for this account');
-	const fileName = `${account.username}.json`;
+	if (!process.env.INBOX_DEMO_KEY_BACKUPS) throw new ContractError('NOT_FOUND', 'not found');
+	const path = demoKeyBackupPath(requireSession(event).account.username);
+	if (!path) throw new ContractError('NOT_FOUND', 'no demo key for this account');
+	const fileName = basename(path);
 	let text: string;
 	try {
-		text = await readFile(join(directory, fileName), 'utf8');
+		text = await readFile(path, 'utf8');
 	} catch {
 		throw new ContractError('NOT_FOUND', 'no demo key for this account');
 	}
