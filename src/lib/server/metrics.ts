@@ -85,6 +85,14 @@ export const capsRefused = new Counter({
 	registers: [registry]
 });
 
+/** What events showed the accounts of the live streams: worked out with the database, or shared by another stream of the account. */
+export const liveAnswers = new Counter({
+	name: 'inbox_live_answers_total',
+	help: "Answers of what an event shows an account (its view, its access), worked out or shared among the account's streams.",
+	labelNames: ['outcome'] as const,
+	registers: [registry]
+});
+
 /** What the scrape reads from the database and the hub. */
 export interface ObservedState {
 	/** Stored webhook events not processed yet, and the age of the oldest in seconds. */

@@ -228,7 +228,7 @@ const VIEW_SELECT = `
 	       c.created_at, c.started_at, c.last_activity_at, c.closed_at,
 	       (select count(*)::int from conversation_messages m
 	          where m.conversation_id = c.conversation_id and m.sender_type = 'user'
-	            and coalesce(m.seq, 0) > coalesce(r.read_up_to_seq, 0)) as unread_count,
+	            and m.seq > coalesce(r.read_up_to_seq, 0)) as unread_count,
 	       coalesce((select jsonb_agg(jsonb_build_object('agentKeyId', w.agent_key_id, 'rosterVersion', w.roster_version, 'wrap', w.wrap))
 	          from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2), '[]'::jsonb) as agent_wraps,
 	       ${KEY_EVENTS_SELECT} as key_events,
@@ -307,27 +307,27 @@ export interface ViewFilter {
 	after?: { lastActivityAt: string; conversationId: string };
 }
 
+/** One page of the list, newest activity first; its parameters are those of `listConversationViews`. */
+export const LIST_VIEWS_SQL = `${VIEW_SELECT}
+		 where ($4::text is null or c.status = $4) and ($5::text is null or c.trust = $5)
+		   and ($6::timestamptz is null or (c.last_activity_at, c.conversation_id) < ($6::timestamptz, $7::text))
+		 order by c.last_activity_at desc, c.conversation_id desc
+		 limit $8`;
+
 export async function listConversationViews(
 	db: Queryable,
 	account: Account,
 	filter: ViewFilter
 ): Promise<{ views: ConversationView[]; hasMore: boolean }> {
-	const rows = await db.query<ViewRow>(
-		`${VIEW_SELECT}
-		 where ($4::text is null or c.status = $4) and ($5::text is null or c.trust = $5)
-		   and ($6::timestamptz is null or (c.last_activity_at, c.conversation_id) < ($6::timestamptz, $7::text))
-		 order by c.last_activity_at desc, c.conversation_id desc
-		 limit $8`,
-		[
-			account.accountId,
-			account.agentKeyId,
-			account.agentPublicKey,
-			filter.status ?? null,
-			filter.trust ?? null,
-			filter.after?.lastActivityAt ?? null,
-			filter.after?.conversationId ?? null,
-			filter.limit + 1
-		]
-	);
+	const rows = await db.query<ViewRow>(LIST_VIEWS_SQL, [
+		account.accountId,
+		account.agentKeyId,
+		account.agentPublicKey,
+		filter.status ?? null,
+		filter.trust ?? null,
+		filter.after?.lastActivityAt ?? null,
+		filter.after?.conversationId ?? null,
+		filter.limit + 1
+	]);
 	return { views: rows.slice(0, filter.limit).map((row) => toView(row, account)), hasMore: rows.length > filter.limit };
 }

@@ -564,5 +564,15 @@ alter table sessions add column unlock_share_at timestamptz;
 -- When the session's last live stream closed (open ones are in live_streams).
 alter table sessions add column tabs_closed_at timestamptz;
 `
+	},
+	{
+		version: 25,
+		name: 'unread counts from an index',
+		sql: `
+-- A row's unread count (db/conversations.ts) counts the customer's messages after the account's read
+-- mark: this index answers it from the messages after the mark alone, so a list page costs the same at
+-- any history size (docs/inbox-api.md §4 "Cost of a page").
+create index conversation_messages_unread on conversation_messages (conversation_id, seq) where sender_type = 'user';
+`
 	}
 ];

@@ -14,6 +14,7 @@ import {
 } from '../db/live-events';
 import { coalesce } from '../coalesce';
 import { errorText, type Logger } from '../log';
+import { SharedAnswers } from './shared-answers';
 
 const KEEP_IN_MEMORY = 2_000;
 const PAGE = 500;
@@ -33,6 +34,8 @@ export interface LiveSubscriber {
 }
 
 export class LiveHub {
+	/** What each event shows each account, worked out once for all of its streams. */
+	readonly answers = new SharedAnswers();
 	private recent: LiveEvent[] = [];
 	private newest = 0;
 	private readonly subscribers = new Set<LiveSubscriber>();

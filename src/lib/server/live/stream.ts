@@ -17,6 +17,7 @@ import { coalesce } from '../coalesce';
 import { errorText, type Logger } from '../log';
 import type { UsageCounter } from '../usage/caps';
 import type { LiveHub } from './hub';
+import { viewerKey } from './shared-answers';
 
 const KEEP_ALIVE_MS = 15_000;
 const BATCH = 200;
@@ -164,12 +165,11 @@ class LiveStream {
 		try {
 			// events after a change of the account's key are shown as the account is now
 			await this.#accountRead;
-			// what the account may read, asked once per wake: a roster or a key that changed counts at the next
-			const readable = new Map<string | null, Promise<boolean>>();
-			const mayRead = (conversationId: string | null) => {
-				if (!readable.has(conversationId)) readable.set(conversationId, this.#mayRead(conversationId));
-				return readable.get(conversationId) as Promise<boolean>;
-			};
+			// what the account may read, asked once per event for all of its streams: a roster or a key that
+			// changed counts from the next event on
+			const viewer = viewerKey(this.#account);
+			const mayRead = (event: LiveEvent) =>
+				this.#options.hub.answers.once(`read|${event.id}|${viewer}`, () => this.#mayRead(event.conversationId));
 			for (;;) {
 				const events = await this.#options.hub.eventsAfter(this.#lastSent, BATCH);
 				if (events.length === 0 || this.#closed) break;
@@ -181,7 +181,7 @@ class LiveStream {
 							.slice(index + 1)
 							.some((later) => later.conversationId === event.conversationId && later.type.startsWith('conversation.'));
 					const decidesForItself = event.type.startsWith('conversation.') || event.type === 'grant.progress';
-					const shown = !superseded && (decidesForItself || (await mayRead(event.conversationId)));
+					const shown = !superseded && (decidesForItself || (await mayRead(event)));
 					const text = shown ? await this.#render(event) : null;
 					if (text) this.#send(text);
 					this.#lastSent = event.id;
@@ -205,7 +205,10 @@ class LiveStream {
 	/** What the account is told about one event; conversation events carry its own view. */
 	async #render(event: LiveEvent): Promise<string | null> {
 		if (event.type === 'conversation.started' || event.type === 'conversation.changed') {
-			const conversation = await getConversationView(this.#options.db, this.#account, String(event.payload.conversationId));
+			const account = this.#account;
+			const conversation = await this.#options.hub.answers.once(`view|${event.id}|${viewerKey(account)}`, () =>
+				getConversationView(this.#options.db, account, String(event.payload.conversationId))
+			);
 			return conversation ? frame(event.type, { conversation }, event.id) : null;
 		}
 		if (event.type === 'grant.progress') return this.#renderGrant(event);
