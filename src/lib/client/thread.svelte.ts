@@ -29,6 +29,8 @@ import type { PrivateEnvelope, PrivateRecordKind } from '../crypto/private-recor
 import type { ConversationView, StoredMessage } from './types';
 
 const PAGE_SIZE = 50;
+/** The most messages a page of history holds (docs/contract-gaps.md, the messages' `limit`). */
+const LARGEST_PAGE = 200;
 const TYPING_INTERVAL_MS = 4000;
 /** How often an open thread tells the other agents it is viewed. */
 const VIEWING_INTERVAL_MS = 10_000;
@@ -241,7 +243,8 @@ export class ThreadStore {
 			pages < maxPages && !this.#messages.some((m) => m.messageId === messageId) && this.#hasOlder && !this.disposed;
 			pages++
 		) {
-			await this.loadOlder();
+			// the largest pages the service gives: a message a few hundred back is one round trip away
+			await this.loadOlder(LARGEST_PAGE);
 			if (this.#loadError) break;
 		}
 		return this.#messages.some((m) => m.messageId === messageId);
@@ -342,12 +345,12 @@ export class ThreadStore {
 	}
 
 	/** The page just older than the oldest loaded message (`before`). */
-	async loadOlder(): Promise<void> {
+	async loadOlder(limit = PAGE_SIZE): Promise<void> {
 		const oldest = this.oldestStored();
 		if (!oldest?.messageId || this.#loadingOlder || !this.#hasOlder) return;
 		this.#loadingOlder = true;
 		try {
-			const page = await v1Call(v1.listMessages(this.conversationId, { limit: PAGE_SIZE, before: oldest.messageId }));
+			const page = await v1Call(v1.listMessages(this.conversationId, { limit, before: oldest.messageId }));
 			this.#hasOlder = page.hasMore;
 			await this.add(await this.decrypt(page.data));
 		} catch (error) {
@@ -364,7 +367,7 @@ export class ThreadStore {
 		if (!newest?.messageId) return this.loadNewest();
 		let after = newest.messageId;
 		for (let pages = 0; pages < 20; pages++) {
-			const page = await v1Call(v1.listMessages(this.conversationId, { limit: 200, after }));
+			const page = await v1Call(v1.listMessages(this.conversationId, { limit: LARGEST_PAGE, after }));
 			await this.add(await this.decrypt(page.data), true);
 			if (!page.hasMore || page.data.length === 0) return;
 			after = page.data[page.data.length - 1].messageId;
