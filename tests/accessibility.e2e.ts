@@ -7,7 +7,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { adminTab, importSigningKey, readyAdmin, type AdminTab } from './support/admin-e2e';
-import { expect, openConversation, readyAgent, signIn, test, unlock } from './support/inbox-e2e';
+import { expect, openConversation, readyAgent, screenshot, signIn, test, unlock } from './support/inbox-e2e';
 
 /** The serious and critical violations on the page as it is now, each with the elements it names. */
 async function seriousViolations(page: Page): Promise<string[]> {
@@ -102,6 +102,7 @@ test('a normal load logs no console error; the keyboard: ? lists every shortcut,
 	for (const action of ['Next conversation', 'Search names and messages', 'Assign it to me', 'New line', 'Show these shortcuts'])
 		await expect(shortcuts).toContainText(action);
 	expect(await seriousViolations(page), 'shortcuts overlay').toEqual([]);
+	await screenshot(page, 'shortcuts');
 	await page.keyboard.press('Escape');
 	await expect(shortcuts).toBeHidden();
 	expect(await focusedRow()).toBe(invitation.conversationId);

@@ -33,6 +33,7 @@ test('a draft stays with its conversation across switching and reloading, sealed
 	const draftMarker = (conversationId: string) => page.locator(`[data-conversation-id="${conversationId}"]`).getByTestId('row-draft');
 	await expect(draftMarker(chairInvitation.conversationId)).toHaveText('Draft');
 	await expect(draftMarker(lampInvitation.conversationId)).toHaveText('Draft');
+	await screenshot(page, 'drafts');
 
 	await expect.poll(() => rawDrafts(page, agent.accountId)).toContain(chairInvitation.conversationId);
 	const stored = await rawDrafts(page, agent.accountId);

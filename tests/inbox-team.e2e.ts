@@ -222,6 +222,7 @@ test('resolve with undo, reopen, snooze; a customer who writes again brings the 
 		};
 	});
 	await picker.getByTestId('snooze-at').fill(local);
+	await screenshot(ben.page, 'snooze-picker');
 	await picker.getByTestId('snooze-confirm').click();
 	await expect(picker).toHaveCount(0);
 	await expect(ada.page.getByTestId('team-state')).toHaveAttribute('data-state', 'snoozed');
