@@ -20,6 +20,17 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+/**
+ * The formatters, made once: `toLocale…String` builds a new one at every call, which thousands of list
+ * rows and every live event would pay for.
+ */
+const CLOCK = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const WEEKDAY = new Intl.DateTimeFormat(undefined, { weekday: 'short' });
+const DAY_MONTH = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' });
+const DAY_MONTH_YEAR = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
+const LONG_DAY = new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
+const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
 /** "now", "5 min", "14:05" (today), "Mon" (this week), "12 Nov" (this year), "12 Nov 2025". */
 export function formatRelative(iso: string | null | undefined, now: Date = new Date()): string {
 	if (!iso) return '';
@@ -28,10 +39,10 @@ export function formatRelative(iso: string | null | undefined, now: Date = new D
 	const elapsed = now.getTime() - date.getTime();
 	if (elapsed < MINUTE) return 'now';
 	if (elapsed < HOUR) return `${Math.floor(elapsed / MINUTE)} min`;
-	if (date.toDateString() === now.toDateString()) return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-	if (elapsed < 6 * DAY) return date.toLocaleDateString(undefined, { weekday: 'short' });
-	if (date.getFullYear() === now.getFullYear()) return date.toLocaleDateString(undefined, { day: 'numeric', month: 'short' });
-	return date.toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
+	if (date.toDateString() === now.toDateString()) return CLOCK.format(date);
+	if (elapsed < 6 * DAY) return WEEKDAY.format(date);
+	if (date.getFullYear() === now.getFullYear()) return DAY_MONTH.format(date);
+	return DAY_MONTH_YEAR.format(date);
 }
 
 /** The local calendar day of an instant, to group messages by day. */
@@ -47,13 +58,13 @@ export function formatDay(iso: string, now: Date = new Date()): string {
 	if (date.toDateString() === now.toDateString()) return 'Today';
 	const yesterday = new Date(now.getTime() - DAY);
 	if (date.toDateString() === yesterday.toDateString()) return 'Yesterday';
-	return date.toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
+	return LONG_DAY.format(date);
 }
 
 /** "14:05" (the day is in the separator above). */
 export function formatClock(iso: string): string {
 	const date = new Date(iso);
-	return Number.isNaN(date.getTime()) ? '' : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+	return Number.isNaN(date.getTime()) ? '' : CLOCK.format(date);
 }
 
 /** The current time as ISO 8601 UTC. */
@@ -64,7 +75,7 @@ export function nowIso(): string {
 export function formatDateTime(iso: string | null | undefined): string {
 	if (!iso) return '';
 	const date = new Date(iso);
-	return Number.isNaN(date.getTime()) ? '' : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+	return Number.isNaN(date.getTime()) ? '' : DATE_TIME.format(date);
 }
 
 /** Words for a customer's name until a profile gives one: read out loud, never telling anything of the customer. */
