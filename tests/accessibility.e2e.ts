@@ -83,7 +83,6 @@ test('a normal load logs no console error; the keyboard: ? lists every shortcut,
 	const agent = await readyAgent(page, inbox, 'keyboard');
 	const invitation = await inbox.invite(agent);
 	await (await inbox.customer(invitation)).say('Can I pay by invoice?');
-	await page.goto('/inbox');
 	const row = page.locator(`a[data-conversation-id="${invitation.conversationId}"]`);
 	await expect(row).toBeVisible();
 	await expect(page.getByTestId('thread')).toHaveCount(0);
