@@ -249,8 +249,9 @@ export async function readyAgent(page: Page, inbox: InboxStack, label = 'agent')
  */
 export async function storedByInbox(inbox: InboxStack, agent: Agent, conversationId: string, count: number): Promise<void> {
 	const api = await InboxClient.signIn(inbox.url, agent.username, agent.password);
+	// the endpoint's largest page: enough for every conversation the tests make
 	await expect
-		.poll(async () => (await api.call<{ data: unknown[] }>('GET', `/api/conversations/${conversationId}/messages?limit=200`)).data.length)
+		.poll(async () => (await api.call<{ data: unknown[] }>('GET', `/api/conversations/${conversationId}/messages?limit=500`)).data.length)
 		.toBe(count);
 }
 
