@@ -42,8 +42,10 @@ describe('presence (docs/inbox-api.md §4 "Presence")', () => {
 
 	it('stops showing an agent typing as soon as their message arrives; they are viewing from then on', () => {
 		const events = [event('acc_ben', 'typing', 0), event('acc_cleo', 'typing', 0)];
-		const after = typingEnded(events, ['acc_ben'], at(1));
+		const after = typingEnded(events, ['acc_ben']);
 		expect(presenceSentence(presentAgents(after, 'acc_ada', Date.parse(at(2))))).toBe('Cleo is typing… · Ben is viewing');
-		expect(typingEnded(events, [], at(1))).toEqual(events);
+		expect(typingEnded(events, [])).toEqual(events);
+		// as of his last word: he fades when his page stops saying it is there
+		expect(presentAgents(after, 'acc_ada', Date.parse(at(26))).map((agent) => agent.displayName)).toEqual([]);
 	});
 });

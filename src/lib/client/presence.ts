@@ -27,11 +27,12 @@ export function withPresence(current: readonly PresenceEvent[], event: PresenceE
 	return [...current.filter((entry) => entry.accountId !== event.accountId), event];
 }
 
-/** A message of agents who were typing arrived: they are viewing now, no longer typing. */
-export function typingEnded(current: readonly PresenceEvent[], authors: readonly string[], at: string): PresenceEvent[] {
-	return current.map((event) =>
-		event.state === 'typing' && authors.includes(event.accountId) ? { ...event, state: 'viewing', at } : event
-	);
+/**
+ * A message of agents who were typing arrived: they are viewing, no longer typing — as of their last word
+ * (the viewing they say every few seconds keeps them there; a page that left without saying so fades).
+ */
+export function typingEnded(current: readonly PresenceEvent[], authors: readonly string[]): PresenceEvent[] {
+	return current.map((event) => (event.state === 'typing' && authors.includes(event.accountId) ? { ...event, state: 'viewing' } : event));
 }
 
 /** The other agents on the conversation at `now`, typing ones first, by name. */

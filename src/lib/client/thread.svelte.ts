@@ -320,7 +320,7 @@ export class ThreadStore {
 		// a reply of an agent shown typing ends their typing at once, not when the indicator times out
 		if (sinceOpened) {
 			const agents = found.flatMap((author) => (author.origin === 'agent' && author.accountId ? [author.accountId] : []));
-			this.#presence = typingEnded(this.#presence, agents, browserNow());
+			this.#presence = typingEnded(this.#presence, agents);
 		}
 	}
 
