@@ -125,8 +125,9 @@ class SessionStore {
 		this.lockedForIdle = false;
 		this.phase = 'ready';
 		this.workspaceOpen = true;
-		if (key && unlockedHere) await this.keepForSession(key);
+		// the registration first: the live stream the workspace opens shows conversations as the key's once it lands
 		await this.checkRegistration();
+		if (key && unlockedHere) await this.keepForSession(key);
 	}
 
 	/** Seals the unlocked key under the session's share for the other tabs and reloads, and tells the locked tabs. */
