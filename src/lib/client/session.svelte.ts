@@ -122,12 +122,12 @@ class SessionStore {
 	/** `unlockedHere`: opened with the passphrase in this tab, so kept for the session's other tabs and reloads. */
 	private async markReady(key: UnlockedKey | null, unlockedHere = false): Promise<void> {
 		if (key) this.key = key;
+		// kept before the inbox shows, so that a reload at once finds it
+		if (key && unlockedHere) await this.keepForSession(key);
 		this.lockedForIdle = false;
 		this.phase = 'ready';
 		this.workspaceOpen = true;
-		// the registration first: the live stream the workspace opens shows conversations as the key's once it lands
 		await this.checkRegistration();
-		if (key && unlockedHere) await this.keepForSession(key);
 	}
 
 	/** Seals the unlocked key under the session's share for the other tabs and reloads, and tells the locked tabs. */
@@ -195,10 +195,10 @@ class SessionStore {
 		).account;
 		this.key = key;
 		this.notice = 'new-key';
+		await this.keepForSession(key);
 		this.lockedForIdle = false;
 		this.phase = 'ready';
 		this.workspaceOpen = true;
-		await this.keepForSession(key);
 	}
 
 	/** Makes this browser's key the account's registered key (after a `key-mismatch`). */
