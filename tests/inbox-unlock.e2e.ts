@@ -87,7 +87,7 @@ test('a second tab of the same browser opens unlocked; a lock in one locks the o
 	await page.getByTestId('lock').click();
 	await expect(keyGate(second)).toHaveAttribute('data-screen', 'unlock');
 	await expect(keyGate(page)).toHaveAttribute('data-screen', 'unlock');
-	expect(await sessionShare(second)).toBeNull();
+	await expect.poll(() => sessionShare(second)).toBeNull();
 	// locked: the list stays, without the decrypted previews
 	await expect(second.getByTestId('conversation-scroller')).toBeVisible();
 	await expect(second.getByText('Hello before the lock.')).toHaveCount(0);

@@ -226,6 +226,24 @@ export async function unlock(page: Page, passphrase = PASSPHRASE): Promise<void>
 	await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
 }
 
+/** Locks the key with the Lock button, and waits until the server has dropped the session's unlock share. */
+export async function lockKey(page: Page): Promise<void> {
+	await page.getByTestId('lock').click();
+	await expect(page.getByTestId('key-gate')).toHaveAttribute('data-screen', 'unlock');
+	await expect
+		.poll(() => page.evaluate(async () => ((await (await fetch('/api/session/unlock')).json()) as { share: string | null }).share))
+		.toBeNull();
+}
+
+/**
+ * A reload or another tab of the same browser session: the inbox opens without the passphrase, with the
+ * key another tab unlocked (docs/crypto-worker.md "Unlock once per browser session").
+ */
+export async function opensUnlocked(page: Page): Promise<void> {
+	await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+	await expect(page.getByTestId('key-gate')).toHaveCount(0);
+}
+
 /** A new agent signed in with a key, in the roster: ready to read conversations that start from now on. */
 export async function readyAgent(page: Page, inbox: InboxStack, label = 'agent'): Promise<Agent> {
 	const agent = await inbox.createAgent(label);
