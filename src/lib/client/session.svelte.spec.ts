@@ -206,11 +206,16 @@ describe('the session: signing out, or ended elsewhere', () => {
 		expect((await session.crypto.searchStatus()).coverage).toEqual({});
 	});
 
-	it('signs out by itself when the session ends elsewhere: the next call is refused and the worker is terminated', async () => {
+	it('signs out by itself when the session ends elsewhere: the next call is refused, the worker is terminated, and the passphrase is asked again', async () => {
 		const worker = latestWorker();
 		await logout(); // as an expiry or another tab would end it
 		await expect(getTeam()).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
 		expect([session.phase, session.account, session.key, worker.terminated]).toEqual(['signed-out', null, null, true]);
+
+		// signed in again: a new session, without a share, so the copy the ended one left behind opens nothing
+		await login(AGENT.username, AGENT.password);
+		await session.start();
+		expect([session.phase, session.key]).toEqual(['unlock', null]);
 	});
 
 	it("registers a key later when the first registration did not reach the server; another account's worker is terminated first", async () => {
