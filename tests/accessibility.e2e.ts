@@ -57,6 +57,10 @@ test('the key, inbox, thread and admin pages are accessible', async ({ page, inb
 	expect(await seriousViolations(page), 'notification settings').toEqual([]);
 	await page.keyboard.press('Escape');
 
+	// locked: the key gate in the reading pane's place, beside the list; then, reloaded, the whole page
+	await page.getByTestId('lock').click();
+	await expect(page.getByTestId('key-gate')).toHaveAttribute('data-screen', 'unlock');
+	await expectAccessible(page, 'key unlock beside the list');
 	await page.reload();
 	await expect(page.getByTestId('key-gate')).toHaveAttribute('data-screen', 'unlock');
 	await expectAccessible(page, 'key unlock');

@@ -5,7 +5,7 @@
  */
 import type { Page } from '@playwright/test';
 import { adminTab, agentWithKey, expect, signingAdmin, signRoster } from './support/admin-e2e';
-import { createKey, messages, openConversation, signIn, test, unlock } from './support/inbox-e2e';
+import { createKey, messages, openConversation, signIn, test, opensUnlocked } from './support/inbox-e2e';
 
 async function sessionStatus(page: Page): Promise<number> {
 	return page.evaluate(async () => (await fetch('/api/session')).status);
@@ -53,7 +53,7 @@ test('disable signs an agent out until enabled; a reset key is replaced by a new
 	await expect(grant).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
 
 	await secondBrowser.reload();
-	await unlock(secondBrowser);
+	await opensUnlocked(secondBrowser);
 	await openConversation(secondBrowser, customer.conversationId);
 	await expect(messages(secondBrowser)).toContainText(['Before the key was lost']);
 	await secondBrowser.context().close();

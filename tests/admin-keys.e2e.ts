@@ -7,7 +7,7 @@
  */
 import { fingerprintFromB64u } from '../src/lib/client/format';
 import { adminTab, agentWithKey, expect, signingAdmin, signRoster } from './support/admin-e2e';
-import { messages, navLink, openConversation, screenshot, test, unlock } from './support/inbox-e2e';
+import { messages, navLink, openConversation, screenshot, test, opensUnlocked } from './support/inbox-e2e';
 
 const simCompany = async (simUrl: string, companyId: string) => (await fetch(`${simUrl}/_sim/companies/${companyId}`)).json();
 
@@ -63,7 +63,7 @@ test('company key rotation: signed in the page, entered in the portal; old conve
 	await signRoster(page);
 	await expect(page.getByTestId('grant-job').first()).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
 	await latePage.reload();
-	await unlock(latePage);
+	await opensUnlocked(latePage);
 	await openConversation(latePage, old.conversationId);
 	await expect(messages(latePage)).toContainText(['Sealed for the old company key']);
 	await latePage.context().close();
@@ -114,7 +114,7 @@ test('webhook secret rotation loses no event: one held back during it is retried
 	await inbox.stack.restartInbox();
 	await customer.say('After a restart');
 	await page.reload();
-	await unlock(page);
+	await opensUnlocked(page);
 	await openConversation(page, customer.conversationId);
 	await expect(messages(page)).toContainText([
 		'Before the rotation',

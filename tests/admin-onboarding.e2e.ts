@@ -5,7 +5,7 @@
  * who reads them, and the grant job gives them the conversations that started before they joined.
  */
 import { adminTab, expect, inviteThroughPage, joinWithLink, signingAdmin, signRoster, unlockSigningKey } from './support/admin-e2e';
-import { ADMIN, messages, navLink, openConversation, screenshot, test, unlock } from './support/inbox-e2e';
+import { ADMIN, messages, navLink, openConversation, screenshot, test, opensUnlocked } from './support/inbox-e2e';
 
 test('an invited agent joins and makes a key; the signed roster seals new conversations for them and grants the earlier ones', async ({
 	page,
@@ -90,7 +90,7 @@ test('an invited agent joins and makes a key; the signed roster seals new conver
 	// the conversation from before she joined, granted by the server after the roster (the grant does not
 	// announce itself on the live stream yet, so her browser loads the list again)
 	await nora.page.reload();
-	await unlock(nora.page);
+	await opensUnlocked(nora.page);
 	await openConversation(nora.page, earlier.conversationId);
 	await expect(messages(nora.page)).toContainText(['Written before Nora joined']);
 	await nora.page.context().close();

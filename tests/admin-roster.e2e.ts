@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { isoSeconds, generateEd25519KeyPair, initCrypto, parseKeyFile, signRoster as signWithKey } from '../src/lib/crypto/index';
 import { adminTab, agentWithKey, expect, signingAdmin, signingKeyPath, signRoster, unlockSigningKey } from './support/admin-e2e';
-import { test, unlock, type InboxStack } from './support/inbox-e2e';
+import { test, opensUnlocked, type InboxStack } from './support/inbox-e2e';
 import { callService } from './support/service-api';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the API's JSON answers are read loosely; the tests assert on them */
@@ -124,7 +124,7 @@ test('a roster signed with another key, with a stale version or carrying the sig
 	await expect(page.getByTestId('roster-draft')).toHaveAttribute('data-roster-version', String(accepted + 1));
 	const other = await page.context().newPage();
 	await other.goto('/inbox');
-	await unlock(other);
+	await opensUnlocked(other);
 	await adminTab(other, 'Roster');
 	await unlockSigningKey(other);
 	expect(await signRoster(other)).toBe(accepted + 1);

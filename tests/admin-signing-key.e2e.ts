@@ -17,7 +17,7 @@ import {
 	submitSigningKey,
 	unlockSigningKey
 } from './support/admin-e2e';
-import { createKey, navLink, screenshot, signIn, test, unlock } from './support/inbox-e2e';
+import { createKey, navLink, screenshot, signIn, test, opensUnlocked } from './support/inbox-e2e';
 import { spellings } from './support/secrets';
 
 test('an admin imports signing.key in the page; a wrong key is refused and nothing is kept; the secret is never sent', async ({
@@ -46,7 +46,7 @@ test('an admin imports signing.key in the page; a wrong key is refused and nothi
 
 	// nothing was kept: a new visit still asks for the file
 	await page.reload();
-	await unlock(page);
+	await opensUnlocked(page);
 	await adminTab(page, 'Signing key');
 	await expect(page.getByTestId('signing-key-page')).toHaveAttribute('data-phase', 'import');
 	expect(await page.evaluate(() => indexedDB.databases().then((list) => list.length))).toBeGreaterThan(0);
@@ -60,7 +60,7 @@ test('an admin imports signing.key in the page; a wrong key is refused and nothi
 
 	// a later visit unlocks it with its passphrase; a wrong one changes nothing
 	await page.reload();
-	await unlock(page);
+	await opensUnlocked(page);
 	await adminTab(page, 'Signing key');
 	await expect(page.getByTestId('signing-key-page')).toHaveAttribute('data-phase', 'unlock');
 	await page.getByTestId('signing-unlock').getByLabel('Signing key passphrase').fill('not the passphrase');
@@ -87,6 +87,6 @@ test('an agent has no admin entry, and the admin pages and API refuse them', asy
 	});
 	expect(status).toEqual({ status: 403, body: { error: expect.objectContaining({ code: 'FORBIDDEN' }) } });
 	await page.goto('/admin/agents');
-	await unlock(page);
+	await opensUnlocked(page);
 	await expect(page.getByTestId('admin-forbidden')).toBeVisible();
 });

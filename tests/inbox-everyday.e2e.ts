@@ -4,7 +4,7 @@
  */
 import type { Page } from '@playwright/test';
 import { rawRecords } from './support/indexeddb';
-import { expect, openConversation, readyAgent, screenshot, signIn, test, unlock } from './support/inbox-e2e';
+import { expect, openConversation, readyAgent, screenshot, signIn, test, opensUnlocked, unlock } from './support/inbox-e2e';
 
 /** Every value of the account's drafts store, as raw IndexedDB gives it, serialized. */
 const rawDrafts = async (page: Page, accountId: string) => (await rawRecords(page, `inbox-keystore:${accountId}`, 'drafts')).text;
@@ -41,7 +41,7 @@ test('a draft stays with its conversation across switching and reloading, sealed
 	for (const word of ['lamp', 'warehouse', 'photo', 'legs']) expect(stored).not.toContain(word);
 
 	await page.reload();
-	await unlock(page);
+	await opensUnlocked(page);
 	await expect(page.getByTestId('thread')).toHaveAttribute('data-conversation-id', lampInvitation.conversationId);
 	await expect(composer).toHaveValue('Your lamp left our warehouse');
 	await composer.press('Enter');
@@ -143,7 +143,7 @@ test('the tab counts unread conversations; opted-in notifications and sound tell
 	await expect(page.getByTestId('thread').getByTestId('message').filter({ hasText: 'Still flickering' })).toBeVisible();
 	expect(await notified()).toHaveLength(count);
 	await page.reload();
-	await unlock(page);
+	await opensUnlocked(page);
 	await page.getByTestId('notification-settings').click();
 	await expect(page.getByTestId('notify-desktop')).toBeChecked();
 	await expect(page.getByTestId('notify-sound')).toBeChecked();

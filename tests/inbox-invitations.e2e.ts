@@ -5,7 +5,7 @@
  */
 import QRCode from 'qrcode';
 import { fingerprintFromB64u } from '../src/lib/client/format';
-import { expect, navLink, readyAgent, screenshot, test, unlock } from './support/inbox-e2e';
+import { expect, navLink, readyAgent, screenshot, test, opensUnlocked } from './support/inbox-e2e';
 
 /** The SVG path our QR component draws for `text` (src/lib/ui/QrCode.svelte), to prove the code encodes the link. */
 function qrPath(text: string): string {
@@ -86,7 +86,7 @@ test('pending invitations are listed with their expiry, shown again after a relo
 	const conversationId = (await first.getAttribute('data-conversation-id')) as string;
 
 	await page.reload();
-	await unlock(page);
+	await opensUnlocked(page);
 	const row = page.getByTestId('pending-invite').filter({ hasText: conversationId });
 	await expect(row).toContainText(agent.displayName);
 	await row.getByTestId('show-invite').click();

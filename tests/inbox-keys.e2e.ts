@@ -1,10 +1,23 @@
 /**
  * Getting in: first login creates the agent's key in the worker and registers it; a
- * reload asks for the passphrase; a wrong one changes nothing; lock, idle lock and sign-out wipe the key;
+ * reload opens the key the browser session unlocked, and after a lock asks for the passphrase; a wrong
+ * one changes nothing; lock, idle lock and sign-out wipe the key;
  * a browser without the key restores it from a backup file, or makes a new one for an admin to re-grant.
  */
 import { readFile } from 'node:fs/promises';
-import { ADMIN, createKey, expect, navLink, PASSPHRASE, screenshot, signIn, test, unlock } from './support/inbox-e2e';
+import {
+	ADMIN,
+	createKey,
+	expect,
+	lockKey,
+	navLink,
+	opensUnlocked,
+	PASSPHRASE,
+	screenshot,
+	signIn,
+	test,
+	unlock
+} from './support/inbox-e2e';
 
 test('first login creates the key, registers it, and says an admin must add it to the roster', async ({ page, inbox }) => {
 	const agent = await inbox.createAgent('first');
@@ -56,12 +69,18 @@ test('an admin has the Admin entry in the navigation', async ({ page }) => {
 	await expect(navLink(page, 'Admin')).toHaveAttribute('href', '/admin');
 });
 
-test('a reload asks for the passphrase; a wrong one changes nothing, the right one unlocks', async ({ page, inbox }) => {
+test('a reload opens the key without the passphrase; after a lock it asks, a wrong one changes nothing, the right one unlocks', async ({
+	page,
+	inbox
+}) => {
 	const agent = await inbox.createAgent('reload');
 	await signIn(page, agent);
 	await createKey(page);
 	const keyId = (await inbox.account(agent.username)).agentKeyId;
 
+	await page.reload();
+	await opensUnlocked(page);
+	await lockKey(page);
 	await page.reload();
 	await expect(page.getByTestId('key-gate')).toHaveAttribute('data-screen', 'unlock');
 	await page.getByLabel('Passphrase', { exact: true }).fill('not the passphrase');
@@ -152,7 +171,7 @@ test('a browser without the key restores it from the backup file, or makes a new
 
 	// the first browser now holds a key that is no longer the account's, and says so
 	await page.reload();
-	await unlock(page);
+	await opensUnlocked(page);
 	await expect(page.getByTestId('notice-key-mismatch')).toBeVisible();
 });
 

@@ -6,7 +6,7 @@
  */
 import type { Route } from '@playwright/test';
 import { InboxClient } from '../src/cli/demo/inbox-client';
-import { expect, messages, openConversation, readyAgent, screenshot, storedByInbox, test, unlock } from './support/inbox-e2e';
+import { expect, lockKey, messages, openConversation, readyAgent, screenshot, storedByInbox, test, unlock } from './support/inbox-e2e';
 
 test('a customer message arrives live and decrypts; the reply is read back in clear by the customer', async ({ page, inbox }) => {
 	const agent = await readyAgent(page, inbox, 'live');
@@ -110,6 +110,9 @@ test('a send whose answer was lost waits and is sent again by itself with the sa
 	const invitation = await inbox.invite(agent);
 	const customer = await inbox.customer(invitation);
 	await customer.say('Are you there?');
+	// without a live stream the server sees no tab of this session open, and keeps the unlock share only
+	// for its grace: locked first, the page asks for the passphrase whenever it loads
+	await lockKey(page);
 	await page.goto(`/inbox/${invitation.conversationId}`);
 	await unlock(page);
 	await expect(messages(page).filter({ hasText: 'Are you there?' })).toBeVisible();
@@ -151,6 +154,7 @@ test('a send whose answer was lost waits and is sent again by itself with the sa
 	await page.getByLabel('Message').press('Enter');
 	await expect(messages(page).filter({ hasText: 'One more thing.' })).toHaveAttribute('data-state', 'queued');
 	const kept = attempts[2];
+	await lockKey(page);
 	await page.reload();
 	lose = null;
 	await unlock(page);

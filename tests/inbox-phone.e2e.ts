@@ -5,7 +5,7 @@
  */
 import type { Page } from '@playwright/test';
 import { encodePng } from '../src/cli/demo/png';
-import { expect, messages, openConversation, readyAgent, screenshot, test, unlock } from './support/inbox-e2e';
+import { expect, messages, openConversation, readyAgent, screenshot, test, opensUnlocked } from './support/inbox-e2e';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -100,7 +100,7 @@ test('a thread with images opens at its newest message', async ({ page, inbox })
 	await expect(messages(page).filter({ hasText: 'Those are all four.' })).toHaveAttribute('data-state', 'sent');
 
 	await page.reload();
-	await unlock(page);
+	await opensUnlocked(page);
 	await expect(page.getByTestId('thumbnail')).toHaveCount(colours.length);
 	for (const thumbnail of await page.getByTestId('thumbnail').all()) await expect(thumbnail).toHaveJSProperty('complete', true);
 	await expect(messages(page).filter({ hasText: 'Those are all four.' })).toBeInViewport();

@@ -11,7 +11,7 @@ import {
 	readyAgent,
 	screenshot,
 	test,
-	unlock,
+	opensUnlocked,
 	type Agent,
 	type InboxStack
 } from './support/inbox-e2e';
@@ -62,7 +62,7 @@ test('every agent sees who sent each reply, in the thread and the list, also aft
 	);
 
 	await ada.page.reload();
-	await unlock(ada.page);
+	await opensUnlocked(ada.page);
 	await expect(ada.page.getByTestId('thread')).toHaveAttribute('data-conversation-id', invitation.conversationId);
 	await expect(messages(ada.page).filter({ hasText: 'It ships today.' }).getByTestId('message-author')).toHaveText('You');
 	await expect(messages(ada.page).filter({ hasText: 'Tracking number follows.' }).getByTestId('message-author')).toHaveText(
@@ -142,7 +142,7 @@ test('private notes: written in the thread, read live by the other agent, never 
 	expect(atCustomer.join(' ')).not.toContain('FIN-2231');
 
 	await ben.page.reload();
-	await unlock(ben.page);
+	await opensUnlocked(ben.page);
 	await expect(ben.page.getByTestId('note').filter({ hasText: 'FIN-2231' }).getByTestId('note-author')).toHaveText(ada.agent.displayName);
 });
 

@@ -19,6 +19,7 @@ import { acceptRoster } from '../../src/lib/server/admin/roster';
 import { createAccount } from '../../src/lib/server/db/accounts';
 import { getGrantJob } from '../../src/lib/server/db/grant-jobs';
 import { newIdempotencyKey } from '../../src/lib/server/db/operations';
+import { UNLOCK_SHARE_GRACE_MS } from '../../src/lib/server/auth/unlock-share';
 import { DEFAULT_CAPS } from '../../src/lib/server/usage/caps';
 import { startInbox } from '../../src/lib/server/inbox';
 import { loadCompanyKeys } from '../../src/lib/server/keys/files';
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
 				webhookProcessing: true,
 				storageOrigins: [new URL(simUrl).origin],
 				caps: DEFAULT_CAPS,
+				unlockShareGraceMs: UNLOCK_SHARE_GRACE_MS,
 				metrics: { token: null, port: null, host: '127.0.0.1' }
 			},
 			{ log: quiet }

@@ -177,17 +177,18 @@ export class SimCustomer {
  * Starts a stack for the inbox's browser tests: a fresh data directory, the admin account, the demo
  * backup handoff off; `serviceBaseUrl` may put something between the inbox and the service.
  */
-export async function startInboxStack(options: Pick<StackOptions, 'serviceBaseUrl'> = {}): Promise<InboxStack> {
+export async function startInboxStack(options: Pick<StackOptions, 'serviceBaseUrl' | 'inboxEnv'> = {}): Promise<InboxStack> {
 	await ensureBuild();
 	const dataDir = mkdtempSync(join(tmpdir(), 'inbox-ui-e2e-'));
 	return new InboxStack(await startStack({ dataDir, accounts: [ADMIN], prepare: () => seedPgliteDataDir(dataDir), ...options }));
 }
 
-export const test = base.extend<object, { inbox: InboxStack }>({
+export const test = base.extend<object, { inbox: InboxStack; inboxEnv: Record<string, string> }>({
+	/** More environment for the inbox of a test file (`test.use({ inboxEnv: … })`). */
+	inboxEnv: [{}, { scope: 'worker', option: true }],
 	inbox: [
-		// eslint-disable-next-line no-empty-pattern -- Playwright reads the fixtures a fixture needs from this pattern
-		async ({}, use) => {
-			const inbox = await startInboxStack();
+		async ({ inboxEnv }, use) => {
+			const inbox = await startInboxStack({ inboxEnv });
 			await use(inbox);
 			await inbox.stack.stop();
 			rmSync(inbox.stack.dataDir, { recursive: true, force: true });
@@ -220,7 +221,27 @@ export async function unlock(page: Page, passphrase = PASSPHRASE): Promise<void>
 	await expect(page.getByTestId('key-gate')).toHaveAttribute('data-screen', 'unlock');
 	await page.getByLabel('Passphrase', { exact: true }).fill(passphrase);
 	await page.getByRole('button', { name: 'Unlock' }).click();
+	// a page that was unlocked before keeps its navigation while locked: the gate going is what says unlocked
+	await expect(page.getByTestId('key-gate')).toHaveCount(0);
 	await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+}
+
+/** Locks the key with the Lock button, and waits until the server has dropped the session's unlock share. */
+export async function lockKey(page: Page): Promise<void> {
+	await page.getByTestId('lock').click();
+	await expect(page.getByTestId('key-gate')).toHaveAttribute('data-screen', 'unlock');
+	await expect
+		.poll(() => page.evaluate(async () => ((await (await fetch('/api/session/unlock')).json()) as { share: string | null }).share))
+		.toBeNull();
+}
+
+/**
+ * A reload or another tab of the same browser session: the inbox opens without the passphrase, with the
+ * key another tab unlocked (docs/crypto-worker.md "Unlock once per browser session").
+ */
+export async function opensUnlocked(page: Page): Promise<void> {
+	await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+	await expect(page.getByTestId('key-gate')).toHaveCount(0);
 }
 
 /** A new agent signed in with a key, in the roster: ready to read conversations that start from now on. */

@@ -15,7 +15,7 @@ import { Customer } from './customer';
 import type { InboxClient } from './inbox-client';
 import { AGENT, ADMIN, type StackHarness } from './integration';
 
-const PAGE_PASSPHRASE = 'a passphrase of this page';
+export const PAGE_PASSPHRASE = 'a passphrase of this page';
 
 type PageKey = { accountId: string; key: UnlockedKey };
 

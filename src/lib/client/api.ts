@@ -15,6 +15,15 @@ export const login = (username: string, password: string) => call(API.login, { b
 
 export const logout = () => call(API.logout);
 
+/** The session's unlock share while one of its tabs is open, else null (docs/inbox-api.md §2 "Unlock once per browser session"). */
+export const getUnlockShare = () => call(API.getUnlockShare);
+
+/** The session's unlock share, made when it has none: a tab unlocked the key. */
+export const keepUnlockShare = () => call(API.keepUnlockShare);
+
+/** Drops the session's unlock share: every tab needs the passphrase again. */
+export const dropUnlockShare = () => call(API.dropUnlockShare);
+
 export const registerAgentKey = (input: { agentKeyId: string; publicKey: string; replace?: boolean }) =>
 	call(API.registerAgentKey, {
 		body: input.replace

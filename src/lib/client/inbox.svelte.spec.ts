@@ -4,7 +4,9 @@
  * (the list, then the live stream from the event its first page reflects), reading labels and canned
  * replies again when a roster grants the agent access (`resync`), live events routed to the list, the
  * alerts and the thread on screen, the outbox of other conversations when the connection returns,
- * stopping, and a new inbox's previews and search index (docs/inbox-api.md §3, §7, §11; docs/search.md).
+ * stopping, a new inbox's previews and search index, and a locked key that keeps the list and the stream
+ * but no plaintext (docs/inbox-api.md §3, §7, §11; docs/search.md; docs/crypto-worker.md "Unlock once per
+ * browser session").
  */
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -13,7 +15,7 @@ import { InProcessWorker } from '$test-support/in-process-crypto-worker';
 import { ADMIN, useStack } from '$test-support/integration';
 import { pageEventSource, type PageEventSourceClass } from '$test-support/page-event-source';
 import { PageNetwork } from '$test-support/page-network';
-import { customerWriting, putInRoster, signInWithKey, storedMessage } from '$test-support/page-agent';
+import { customerWriting, PAGE_PASSPHRASE, putInRoster, signInWithKey, storedMessage } from '$test-support/page-agent';
 import { createCryptoWorker, type CryptoWorkerClient, type UnlockedKey } from '../crypto-worker/client';
 import { listConversations } from './api';
 import { InboxState } from './inbox.svelte';
@@ -138,6 +140,7 @@ describe('InboxState: the outbox, stopping and starting again (docs/inbox-api.md
 
 	it('when started again (a reload), shows the newest message of each conversation as its preview and indexes both for search', async () => {
 		inbox = new InboxState(crypto, agent.key.handle, agent.accountId);
+		inbox.onAlert = (alert) => alerts.push(alert);
 		inbox.start();
 		await expect
 			.poll(() => [first, second].map((customer) => inbox.conversations.previews.get(customer.conversationId)), wait)
@@ -146,5 +149,37 @@ describe('InboxState: the outbox, stopping and starting again (docs/inbox-api.md
 		await expect.poll(async () => (await crypto.searchStatus()).conversations.sort(), wait).toEqual(both);
 		await inbox.search.find('parcel');
 		expect(inbox.search.hits.map((hit) => hit.conversationId)).toEqual([first.conversationId]);
+	});
+
+	it('locked: forgets every plaintext but keeps the list and the stream, which still count and announce; unlocked, decrypts again', async () => {
+		await inbox.openThread(second.conversationId);
+		const source = EventSource.opened.at(-1)!;
+		await crypto.lock();
+		inbox.locked();
+		expect([inbox.thread, inbox.conversations.previews.size, inbox.live.status, source.readyState]).toEqual([
+			null,
+			0,
+			'live',
+			EventSource.OPEN
+		]);
+		await expect(inbox.openThread(second.conversationId)).rejects.toMatchObject({ code: 'LOCKED' });
+
+		alerts.length = 0;
+		const unread = inbox.conversations.get(second.conversationId)!.unreadCount;
+		await second.say('While you were away.');
+		await expect.poll(() => inbox.conversations.get(second.conversationId)?.unreadCount, wait).toBe(unread + 1);
+		await expect.poll(() => alerts, wait).toEqual([{ kind: 'message', conversationId: second.conversationId }]);
+		expect(inbox.conversations.previews.size).toBe(0);
+		await inbox.search.find('parcel');
+		expect(inbox.search.hits).toEqual([]);
+
+		const key = await crypto.unlock('agent', PAGE_PASSPHRASE);
+		inbox.unlocked(crypto, key.handle);
+		await expect
+			.poll(() => [first, second].map((customer) => inbox.conversations.previews.get(customer.conversationId)), wait)
+			.toEqual(['After the stop.', 'While you were away.']);
+		await inbox.search.find('parcel');
+		expect(inbox.search.hits.map((hit) => hit.conversationId)).toEqual([first.conversationId]);
+		expect((await inbox.openThread(second.conversationId)).conversationId).toBe(second.conversationId);
 	});
 });

@@ -1,13 +1,16 @@
 /**
- * The signed-in, unlocked inbox: the conversation list, the live connection that
+ * The signed-in inbox: the conversation list, the live connection that
  * keeps it current, the thread on screen, previews of new messages and customers' names decrypted in
  * the worker, who sent each reply, the team's names, labels and canned replies, and message search.
- * Created when the key is unlocked, stopped (with every plaintext forgotten) on lock or sign-out.
+ * Created when the key is unlocked and stopped on sign-out. A lock forgets every plaintext but keeps
+ * the list and the live connection (docs/crypto-worker.md "Unlock once per browser session"): ids,
+ * times and unread counts keep arriving, and the next unlock decrypts again.
  */
 import pMap from 'p-map';
 import { getContext, setContext } from 'svelte';
 import type { CryptoWorkerClient } from '../crypto-worker/client';
 import { v1 } from '../wire/v1';
+import { fail } from '../errors';
 import { getCompanyKey, getConversation, getTeam, listCannedReplies, listLabels } from './api';
 import { ConversationStore } from './conversations.svelte';
 import { LiveEvents } from './events.svelte';
@@ -40,8 +43,8 @@ export class InboxState {
 	team = $state.raw<TeamMember[]>([]);
 	readonly live: LiveEvents;
 	readonly authors = new MessageAuthors();
-	/** Full-text search over what this agent decrypted (docs/search.md). */
-	readonly search: MessageSearch;
+	/** Full-text search over what this agent decrypted (docs/search.md); a new one at each unlock. */
+	search: MessageSearch;
 	/** The thread on screen, which receives its conversation's events. */
 	thread: ThreadStore | null = null;
 	/** The company key fingerprint the customers' apps check (contract 2.2, 6.3), for the trust badges. */
@@ -51,14 +54,18 @@ export class InboxState {
 	private stopped = false;
 	private readonly outbox: Outbox;
 
+	/** The agent key's handle in `crypto`; null while the key is locked. */
+	private agentKeyHandle: string | null;
+
 	constructor(
-		private readonly crypto: CryptoWorkerClient,
-		private readonly agentKeyHandle: string,
+		private crypto: CryptoWorkerClient,
+		agentKeyHandle: string,
 		private readonly accountId: string
 	) {
+		this.agentKeyHandle = agentKeyHandle;
 		this.conversations = new ConversationStore(accountId);
 		this.outbox = new Outbox(accountId);
-		this.search = new MessageSearch(crypto, agentKeyHandle);
+		this.search = $state.raw(new MessageSearch(crypto, agentKeyHandle));
 		this.live = new LiveEvents({
 			conversation: (conversation) => this.conversationChanged(conversation),
 			message: (conversationId, message) => void this.messageArrived(conversationId, message),
@@ -138,6 +145,27 @@ export class InboxState {
 			.catch(() => undefined);
 	}
 
+	/** The key was locked: every plaintext goes; the list and the live connection stay. */
+	locked(): void {
+		this.agentKeyHandle = null;
+		this.search.stop();
+		this.closeThread(this.thread);
+		this.conversations.forgetPlaintext();
+		this.authors.clear();
+		this.namedVersions = {};
+	}
+
+	/** The key was unlocked again (its handle in `crypto`): previews, names and the search index come back. */
+	unlocked(crypto: CryptoWorkerClient, agentKeyHandle: string): void {
+		if (this.stopped || agentKeyHandle === this.agentKeyHandle) return;
+		this.crypto = crypto;
+		this.agentKeyHandle = agentKeyHandle;
+		this.search = new MessageSearch(crypto, agentKeyHandle);
+		void this.prefetchPreviews()
+			.then(() => this.search.indexHistory(this.conversations.items))
+			.catch(() => undefined);
+	}
+
 	stop(): void {
 		this.stopped = true;
 		this.search.stop();
@@ -154,10 +182,11 @@ export class InboxState {
 	 * and newest page by itself (its `keyState` says how far it got).
 	 */
 	async openThread(conversationId: string): Promise<ThreadStore> {
+		const agentKeyHandle = this.agentKeyHandle ?? fail('LOCKED', 'the key is locked: unlock it to read');
 		const conversation = this.conversations.get(conversationId) ?? (await getConversation(conversationId));
 		const thread = new ThreadStore(conversation, {
 			crypto: this.crypto,
-			agentKeyHandle: this.agentKeyHandle,
+			agentKeyHandle,
 			accountId: this.accountId,
 			authors: this.authors,
 			onPreview: (id, text) => this.conversations.setPreview(id, text),
@@ -258,25 +287,25 @@ export class InboxState {
 	/** Decrypts the customer's name from the conversation's profile, for its row. */
 	private async learnName(conversation: ConversationView): Promise<void> {
 		const { conversationId, profile, agentWraps } = conversation;
-		if (!profile || agentWraps.length === 0 || this.namedVersions[conversationId] === profile.version) return;
+		const handle = this.agentKeyHandle;
+		if (!handle || !profile || agentWraps.length === 0 || this.namedVersions[conversationId] === profile.version) return;
 		this.namedVersions[conversationId] = profile.version;
-		const [opened] = await this.crypto.openConversationKeys(this.agentKeyHandle, [
-			{ conversationId, wrap: agentWraps[agentWraps.length - 1].wrap }
-		]);
+		const [opened] = await this.crypto.openConversationKeys(handle, [{ conversationId, wrap: agentWraps[agentWraps.length - 1].wrap }]);
 		if (!opened?.ok) return;
 		const [outcome] = await this.crypto.decryptPrivateRecords(conversationId, 'profile', [
 			{ authorId: profile.authorId, envelope: profile.envelope }
 		]);
 		const name = outcome?.ok ? parseProfileText(outcome.text).name : '';
-		if (name && !this.stopped) this.conversations.setName(conversationId, name);
+		if (name && this.stillUnlocked(handle)) this.conversations.setName(conversationId, name);
 	}
 
 	/** Decrypts one new message of a conversation not on screen, for its row's preview. */
 	private async preview(conversationId: string, message: StoredMessage): Promise<void> {
 		if (message.contentType !== 'text' && message.contentType !== 'attachment') return;
 		const wraps = this.conversations.get(conversationId)?.agentWraps ?? [];
-		if (wraps.length === 0) return;
-		const [opened] = await this.crypto.openConversationKeys(this.agentKeyHandle, [{ conversationId, wrap: wraps[wraps.length - 1].wrap }]);
+		const handle = this.agentKeyHandle;
+		if (!handle || wraps.length === 0) return;
+		const [opened] = await this.crypto.openConversationKeys(handle, [{ conversationId, wrap: wraps[wraps.length - 1].wrap }]);
 		if (!opened?.ok) return;
 		const [result] = await this.crypto.decryptHistory(conversationId, [toWorkerItem(message)]);
 		if (!result) return;
@@ -289,7 +318,13 @@ export class InboxState {
 			message.senderType === 'company'
 				? await this.authors.lookUp([{ conversationId, clientMessageId: message.encryption.clientMessageId }]).catch(() => [])
 				: [];
+		if (!this.stillUnlocked(handle)) return;
 		this.conversations.setPreview(conversationId, previewWithAuthor(text, message.senderType, authorLabel(author, this.accountId)));
+	}
+
+	/** Whether the key that decrypted something is still the unlocked one: a text decrypted before a lock is dropped. */
+	private stillUnlocked(handle: string): boolean {
+		return !this.stopped && this.agentKeyHandle === handle;
 	}
 }
 

@@ -2,17 +2,22 @@
  * The signed-in agent and their key (docs/inbox-api.md §2–§3) against the running inbox, with the
  * page's own crypto worker client and the worker's code run in this process: which key screen a session
  * opens on, a key made, registered and flagged until an admin adds it, the idle lock, a key of another
- * browser, a restore from a backup, a new key replacing a lost one, and signing out — or the session
- * ending elsewhere — terminating the worker with every secret and wiping this account's drafts and index.
+ * browser, a restore from a backup, a new key replacing a lost one, the key unlocked once per browser
+ * session (a reload opens it with the server's share; a lock, an unlock or a sign-out reaches the other
+ * tabs), and signing out — or the session ending elsewhere — terminating the worker with every secret
+ * and wiping this account's drafts and index.
  */
 import 'fake-indexeddb/auto';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerKey } from '$test-support/admin-api';
 import { InProcessWorker } from '$test-support/in-process-crypto-worker';
 import { ADMIN, AGENT, useStack } from '$test-support/integration';
 import { PageNetwork } from '$test-support/page-network';
-import { getSession, getTeam, login, logout } from './api';
+import { createCryptoWorker } from '../crypto-worker/client';
+import { dropUnlockShare, getSession, getTeam, keepUnlockShare, getUnlockShare, login, logout } from './api';
+import { stopCrypto } from './crypto';
 import { session } from './session.svelte';
+import { SESSION_TABS_CHANNEL, type SessionTabMessage } from './session-tabs';
 
 // Real processes on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 120_000 });
@@ -115,6 +120,83 @@ describe('the session: the key, locked, of another browser, restored or replaced
 	});
 });
 
+describe('the session: unlocked once per browser session (docs/crypto-worker.md "Unlock once per browser session")', () => {
+	const NEW_PASSPHRASE = 'a new passphrase for Ada';
+	/** A reload: the worker, with every secret in its memory, is gone; the page starts again. */
+	const reload = async () => {
+		stopCrypto();
+		await session.start();
+	};
+	/** Another tab of this browser session, as the page's channel sees it. */
+	const otherTab = new BroadcastChannel(SESSION_TABS_CHANNEL);
+	const nextFromThisTab = () =>
+		new Promise<SessionTabMessage>((resolve) =>
+			otherTab.addEventListener('message', (event) => resolve(event.data as SessionTabMessage), { once: true })
+		);
+	afterAll(() => otherTab.close());
+
+	it('opens the key after a reload without the passphrase, with the server share and the sealed copy both needed', async () => {
+		const unlocked = session.key!;
+		await reload();
+		expect([session.phase, session.key?.publicKey, session.workspaceOpen]).toEqual(['ready', unlocked.publicKey, true]);
+
+		// the browser's sealed copy without the server's share opens nothing
+		await dropUnlockShare();
+		await reload();
+		expect([session.phase, session.key]).toEqual(['unlock', null]);
+		await session.unlock(NEW_PASSPHRASE);
+
+		// nor does the server's share without the sealed copy
+		await session.crypto.forgetUnlock();
+		expect((await getUnlockShare()).share).toEqual(expect.any(String));
+		await reload();
+		expect([session.phase, session.key]).toEqual(['unlock', null]);
+		await session.unlock(NEW_PASSPHRASE);
+		await reload();
+		expect(session.phase).toBe('ready');
+	});
+
+	it('locks every tab: the other tabs are told, the server drops the share, and a reload asks for the passphrase', async () => {
+		const told = nextFromThisTab();
+		await session.lock('idle');
+		expect(await told).toEqual({ type: 'locked', reason: 'idle' });
+		expect([session.phase, session.key, session.lockedForIdle, session.workspaceOpen]).toEqual(['unlock', null, true, true]);
+		expect(await getUnlockShare()).toEqual({ share: null });
+		await reload();
+		expect([session.phase, session.workspaceOpen]).toEqual(['unlock', false]);
+
+		const toldOfUnlock = nextFromThisTab();
+		await session.unlock(NEW_PASSPHRASE);
+		expect(await toldOfUnlock).toEqual({ type: 'unlocked' });
+	});
+
+	it('follows the other tabs without telling them back: their lock locks it, their unlock opens it, their sign-out signs it out', async () => {
+		const worker = latestWorker();
+		otherTab.postMessage({ type: 'locked', reason: 'manual' } satisfies SessionTabMessage);
+		await vi.waitFor(() => expect(session.phase).toBe('unlock'));
+		expect([session.key, session.lockedForIdle, (await session.crypto.status()).agent?.unlocked]).toEqual([null, false, false]);
+		// the tab that locked drops the share; this one only follows
+		expect((await getUnlockShare()).share).toEqual(expect.any(String));
+
+		// the other tab unlocks with the passphrase and keeps the key for the session; this one opens it
+		const otherTabsWorker = createCryptoWorker({ accountId: session.account!.accountId });
+		const { handle } = await otherTabsWorker.unlock('agent', NEW_PASSPHRASE);
+		await otherTabsWorker.rememberUnlock(handle, (await keepUnlockShare()).share);
+		otherTabsWorker.terminate();
+		otherTab.postMessage({ type: 'unlocked' } satisfies SessionTabMessage);
+		await vi.waitFor(() => expect(session.phase).toBe('ready'));
+		expect((await session.crypto.status()).agent?.unlocked).toBe(true);
+
+		otherTab.postMessage({ type: 'signed-out' } satisfies SessionTabMessage);
+		await vi.waitFor(() => expect(session.phase).toBe('signed-out'));
+		expect([session.account, session.key, session.workspaceOpen, worker.terminated]).toEqual([null, null, false, true]);
+
+		// the page signs in again: this session is still open on the server, with its share
+		await session.start();
+		expect(session.phase).toBe('ready');
+	});
+});
+
 describe('the session: signing out, or ended elsewhere', () => {
 	it("signs out: the server forgets the session, the worker goes with every secret, and this account's drafts and index are wiped", async () => {
 		await session.crypto.saveDraft('conv_draft', { text: 'half a reply', mode: 'reply' });
@@ -132,11 +214,16 @@ describe('the session: signing out, or ended elsewhere', () => {
 		expect((await session.crypto.searchStatus()).coverage).toEqual({});
 	});
 
-	it('signs out by itself when the session ends elsewhere: the next call is refused and the worker is terminated', async () => {
+	it('signs out by itself when the session ends elsewhere: the next call is refused, the worker is terminated, and the passphrase is asked again', async () => {
 		const worker = latestWorker();
 		await logout(); // as an expiry or another tab would end it
 		await expect(getTeam()).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
 		expect([session.phase, session.account, session.key, worker.terminated]).toEqual(['signed-out', null, null, true]);
+
+		// signed in again: a new session, without a share, so the copy the ended one left behind opens nothing
+		await login(AGENT.username, AGENT.password);
+		await session.start();
+		expect([session.phase, session.key]).toEqual(['unlock', null]);
 	});
 
 	it("registers a key later when the first registration did not reach the server; another account's worker is terminated first", async () => {

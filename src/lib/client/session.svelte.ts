@@ -2,12 +2,16 @@
  * The signed-in agent and their key (docs/inbox-api.md §2–§3): the session, then the
  * key gate — create a key on first login, unlock it later, restore it from a backup file or make a
  * new one when this browser has none — and the lock on sign-out, on idle and when the session ends.
+ * The key is unlocked once per browser session (docs/crypto-worker.md "Unlock once per browser
+ * session"): a reload or another tab opens it with the server's share, and a lock or a sign-out in one
+ * tab reaches every tab.
  */
 import { ContractError } from '../errors';
 import type { KeyInfo, UnlockedKey } from '../crypto-worker/types';
 import * as inbox from './api';
 import { cryptoFor, runningCrypto, stopCrypto } from './crypto';
 import { onUnauthenticated } from './http';
+import { hearOtherTabs, tellOtherTabs, type SessionTabMessage } from './session-tabs';
 import type { AccountView } from './types';
 
 /**
@@ -48,6 +52,11 @@ class SessionStore {
 	failure = $state<string | null>(null);
 	/** Set when the key was locked because of inactivity, so the page can say so. */
 	lockedForIdle = $state(false);
+	/**
+	 * From an unlock in this page until sign-out: the workspace — the list, the live stream, the unread
+	 * count and the notifications — stays open while the key is locked; only reading needs the passphrase.
+	 */
+	workspaceOpen = $state(false);
 	private listening = false;
 
 	get isAdmin(): boolean {
@@ -64,8 +73,10 @@ class SessionStore {
 		if (!this.listening) {
 			this.listening = true;
 			onUnauthenticated(() => void this.sessionEnded());
+			hearOtherTabs((message) => void this.heardFromOtherTab(message));
 		}
 		this.phase = 'loading';
+		this.workspaceOpen = false;
 		this.failure = null;
 		if (!maybeSignedIn()) {
 			this.phase = 'signed-out';
@@ -95,19 +106,51 @@ class SessionStore {
 			this.storedKey = status.agent;
 			// unlocked in this worker already (a client-side navigation back to the app): nothing to ask
 			if (status.agent?.unlocked && this.key) return this.markReady(this.key);
-			if (status.agent) this.phase = 'unlock';
-			else this.phase = this.account?.agentKeyId ? 'restore-key' : 'create-key';
+			this.key = null;
+			if (status.agent) {
+				const resumed = await this.resumeUnlock();
+				if (resumed) return this.markReady(resumed);
+				this.phase = 'unlock';
+			} else this.phase = this.account?.agentKeyId ? 'restore-key' : 'create-key';
 		} catch (error) {
 			this.failure = `The key store cannot be used: ${error instanceof Error ? error.message : String(error)}`;
 			this.phase = 'failed';
 		}
 	}
 
-	private async markReady(key: UnlockedKey | null): Promise<void> {
+	/**
+	 * The key another tab of this browser session unlocked (or this page, before a reload), opened with
+	 * the server's share; null when the session has no share or the share no longer opens the sealed copy.
+	 */
+	private async resumeUnlock(): Promise<UnlockedKey | null> {
+		try {
+			const { share } = await inbox.getUnlockShare();
+			return share ? await this.crypto.resumeUnlock(share) : null;
+		} catch {
+			return null;
+		}
+	}
+
+	/** `unlockedHere`: opened with the passphrase in this tab, so kept for the session's other tabs and reloads. */
+	private async markReady(key: UnlockedKey | null, unlockedHere = false): Promise<void> {
 		if (key) this.key = key;
+		// kept before the inbox shows, so that a reload at once finds it
+		if (key && unlockedHere) await this.keepForSession(key);
 		this.lockedForIdle = false;
 		this.phase = 'ready';
+		this.workspaceOpen = true;
 		await this.checkRegistration();
+	}
+
+	/** Seals the unlocked key under the session's share for the other tabs and reloads, and tells the locked tabs. */
+	private async keepForSession(key: UnlockedKey): Promise<void> {
+		try {
+			const { share } = await inbox.keepUnlockShare();
+			await this.crypto.rememberUnlock(key.handle, share);
+			tellOtherTabs({ type: 'unlocked' });
+		} catch {
+			// this tab is unlocked all the same; the others and a reload ask for the passphrase
+		}
 	}
 
 	/** Registers this browser's key when the account has none; flags a different registered key. */
@@ -135,19 +178,19 @@ class SessionStore {
 	async createKey(passphrase: string): Promise<void> {
 		const key = await this.crypto.createAgentKey(passphrase);
 		this.storedKey = key;
-		await this.markReady(key);
+		await this.markReady(key, true);
 	}
 
 	async unlock(passphrase: string): Promise<void> {
 		const key = await this.crypto.unlock('agent', passphrase);
-		await this.markReady(key);
+		await this.markReady(key, true);
 	}
 
 	/** Restores the key from a backup file (or its text). */
 	async restore(backup: Blob | string, passphrase: string): Promise<void> {
 		const key = await this.crypto.importBackup(backup, passphrase, { replace: true });
 		this.storedKey = key;
-		await this.markReady(key);
+		await this.markReady(key, true);
 	}
 
 	/**
@@ -164,8 +207,10 @@ class SessionStore {
 		).account;
 		this.key = key;
 		this.notice = 'new-key';
+		await this.keepForSession(key);
 		this.lockedForIdle = false;
 		this.phase = 'ready';
+		this.workspaceOpen = true;
 	}
 
 	/** Makes this browser's key the account's registered key (after a `key-mismatch`). */
@@ -184,15 +229,38 @@ class SessionStore {
 		this.notice = null;
 	}
 
-	/** Wipes the worker's secrets; the page shows the unlock screen. */
+	/**
+	 * Locks every tab of this browser session: the server drops the share and the sealed copy is deleted,
+	 * so the passphrase is needed again; the other tabs are told, and this worker's secrets are wiped.
+	 */
 	async lock(reason: 'idle' | 'manual' = 'manual'): Promise<void> {
+		if (this.phase !== 'ready') return;
+		tellOtherTabs({ type: 'locked', reason });
+		await Promise.all([inbox.dropUnlockShare().catch(() => undefined), this.lockThisTab(reason, { forgetSealedCopy: true })]);
+	}
+
+	/** Wipes this worker's secrets (and deletes the sealed copy when asked); the page shows the unlock screen. */
+	private async lockThisTab(reason: 'idle' | 'manual', { forgetSealedCopy = false } = {}): Promise<void> {
 		if (this.phase !== 'ready') return;
 		this.key = null;
 		this.lockedForIdle = reason === 'idle';
 		this.phase = 'unlock';
-		await runningCrypto()
-			?.lock()
-			.catch(() => stopCrypto());
+		const crypto = runningCrypto();
+		try {
+			if (forgetSealedCopy) await crypto?.forgetUnlock();
+			await crypto?.lock();
+		} catch {
+			stopCrypto();
+		}
+	}
+
+	/** What another tab of this browser session did: this tab follows it without telling anyone. */
+	private async heardFromOtherTab(message: SessionTabMessage): Promise<void> {
+		if (message.type === 'locked') return this.lockThisTab(message.reason);
+		if (message.type === 'signed-out') return this.sessionEnded();
+		if (this.phase !== 'unlock') return;
+		const resumed = await this.resumeUnlock();
+		if (resumed && this.phase === 'unlock') await this.markReady(resumed);
 	}
 
 	/**
@@ -203,6 +271,7 @@ class SessionStore {
 	async logout(): Promise<void> {
 		try {
 			const crypto = runningCrypto();
+			await crypto?.forgetUnlock();
 			await crypto?.lock();
 			await crypto?.clearDrafts();
 			await crypto?.clearSearch();
@@ -212,7 +281,9 @@ class SessionStore {
 		stopCrypto();
 		this.key = null;
 		await inbox.logout().catch(() => undefined);
+		tellOtherTabs({ type: 'signed-out' });
 		this.account = null;
+		this.workspaceOpen = false;
 		this.phase = 'signed-out';
 	}
 
@@ -221,6 +292,7 @@ class SessionStore {
 		stopCrypto();
 		this.key = null;
 		this.account = null;
+		this.workspaceOpen = false;
 		this.phase = 'signed-out';
 	}
 }

@@ -40,8 +40,17 @@ describe('configuration from the environment', () => {
 			webhookProcessing: true,
 			storageOrigins: ['https://api.example.com'],
 			caps: { uploadsPerHour: 100, writesPerMinute: 240, streamsPerSession: 10, streamsPerAccount: 30 },
+			unlockShareGraceMs: 45_000,
 			metrics: { token: null, port: null, host: '127.0.0.1' }
 		});
+	});
+
+	it('keeps an unlock share 1 to 3,600 seconds after the last tab closed (docs/operations.md "Unlock once per browser session")', () => {
+		expect(loadConfig({ ...valid, UNLOCK_SHARE_GRACE_SECONDS: '8' }).unlockShareGraceMs).toBe(8_000);
+		for (const value of ['0', '3601', '1.5', 'soon'])
+			expect(() => loadConfig({ ...valid, UNLOCK_SHARE_GRACE_SECONDS: value }), value).toThrow(
+				`UNLOCK_SHARE_GRACE_SECONDS must be a whole number of seconds from 1 to 3600, got ${JSON.stringify(value)}`
+			);
 	});
 
 	it('serves the metrics behind a bearer token of 32 characters or more, and on a port of their own', () => {

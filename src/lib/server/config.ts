@@ -9,6 +9,7 @@ import { isId, KEY_BYTES } from '../crypto/rules';
 import type { UsageCaps } from '../inbox-api/usage';
 import { readLogLevel } from './log';
 import { readListenOptions, type ListenOptions } from './node/listen';
+import { UNLOCK_SHARE_GRACE_MS } from './auth/unlock-share';
 import { DEFAULT_CAPS } from './usage/caps';
 
 export interface InboxConfig {
@@ -37,6 +38,11 @@ export interface InboxConfig {
 	storageOrigins: string[];
 	/** What one account may spend of what the team shares (usage/caps.ts), from `CAP_*`. */
 	caps: UsageCaps;
+	/**
+	 * How long a session's unlock share outlives its last open tab (auth/unlock-share.ts), from
+	 * `UNLOCK_SHARE_GRACE_SECONDS`: long enough for a reload, short enough that closing the browser ends it.
+	 */
+	unlockShareGraceMs: number;
 	/**
 	 * Where the Prometheus metrics are served (docs/operations.md "Metrics"): `/metrics` on the main port for
 	 * a request with `Authorization: Bearer <token>`, and/or a port of their own on `host`; neither when unset.
@@ -227,6 +233,14 @@ function readCaps(env: Env, problems: string[]): UsageCaps {
 	return caps;
 }
 
+/** `UNLOCK_SHARE_GRACE_SECONDS`: 1 to 3,600 seconds (docs/operations.md "Unlock once per browser session"). */
+function readUnlockShareGrace(value: string | undefined, problems: string[]): number {
+	if (value === undefined || value === '') return UNLOCK_SHARE_GRACE_MS;
+	if (/^[0-9]{1,4}$/.test(value) && Number(value) >= 1 && Number(value) <= 3600) return Number(value) * 1000;
+	problems.push(`UNLOCK_SHARE_GRACE_SECONDS must be a whole number of seconds from 1 to 3600, got ${JSON.stringify(value)}`);
+	return UNLOCK_SHARE_GRACE_MS;
+}
+
 /** `METRICS_TOKEN` (at least 32 characters), `METRICS_PORT` and `METRICS_HOST` (default 127.0.0.1). */
 function readMetrics(env: Env, problems: string[]): InboxConfig['metrics'] {
 	const token = env.METRICS_TOKEN || null;
@@ -285,6 +299,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	const webhookProcessing = readSwitch('WEBHOOK_PROCESSING', env.WEBHOOK_PROCESSING, true, problems);
 	const storageOrigins = readStorageOrigins(env.STORAGE_ORIGINS, serviceBaseUrl, problems);
 	const caps = readCaps(env, problems);
+	const unlockShareGraceMs = readUnlockShareGrace(env.UNLOCK_SHARE_GRACE_SECONDS, problems);
 	const metrics = readMetrics(env, problems);
 	// the log reads LOG_LEVEL itself, from its first line on (log.ts); a wrong one stops the start here
 	readLogLevel(env.LOG_LEVEL, problems);
@@ -304,6 +319,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 		webhookProcessing,
 		storageOrigins,
 		caps,
+		unlockShareGraceMs,
 		metrics
 	};
 }

@@ -67,6 +67,15 @@ describe.each(BACKENDS)('the unlock share of a browser session on %s (docs/threa
 		expect(await keepUnlockShare(db, tokenHash, reopened)).not.toEqual(share);
 	});
 
+	it('ends sooner after the last tab closed when the operator sets a shorter grace', async () => {
+		const { tokenHash, accountId } = await session();
+		const graceMs = 5_000;
+		const share = await keepUnlockShare(db, tokenHash, start, graceMs);
+		await usage.closeStream(await usage.openStream(accountId, tokenHash, start), at(1000));
+		expect(await currentUnlockShare(db, tokenHash, at(1000 + graceMs - 1000), graceMs)).toEqual(share);
+		expect(await currentUnlockShare(db, tokenHash, at(1000 + graceMs + 1000), graceMs)).toBeNull();
+	});
+
 	it('goes with the session at sign-out', async () => {
 		const { token, tokenHash } = await session();
 		await keepUnlockShare(db, tokenHash, start);

@@ -11,7 +11,10 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database';
 import { STREAM_STALE_MS } from '../usage/caps';
 
-/** How long a session's share outlives its last open tab: enough for a reload, not for a closed browser. */
+/**
+ * How long a session's share outlives its last open tab by default: enough for a reload, not for a
+ * closed browser (`UNLOCK_SHARE_GRACE_SECONDS` sets it, config.ts).
+ */
 export const UNLOCK_SHARE_GRACE_MS = 45_000;
 export const UNLOCK_SHARE_BYTES = 32;
 
@@ -21,28 +24,33 @@ const TAB_OPEN = `(
 	or exists (select 1 from live_streams l where l.session_hash = s.token_hash and l.seen_at > $3)
 )`;
 
-function windows(now: Date): [Date, Date] {
-	return [new Date(now.getTime() - UNLOCK_SHARE_GRACE_MS), new Date(now.getTime() - STREAM_STALE_MS)];
+function windows(now: Date, graceMs: number): [Date, Date] {
+	return [new Date(now.getTime() - graceMs), new Date(now.getTime() - STREAM_STALE_MS)];
 }
 
 /** The session's share, made when it has none (or only one whose tabs are all gone); an unlocked tab calls it. */
-export async function keepUnlockShare(db: Queryable, tokenHash: string, now: Date): Promise<Uint8Array> {
+export async function keepUnlockShare(db: Queryable, tokenHash: string, now: Date, graceMs = UNLOCK_SHARE_GRACE_MS): Promise<Uint8Array> {
 	const [row] = await db.query<{ unlock_share: Uint8Array }>(
 		`update sessions s set
 		   unlock_share = case when s.unlock_share is not null and ${TAB_OPEN} then s.unlock_share else $4 end,
 		   unlock_share_at = $5
 		 where s.token_hash = $1
 		 returning s.unlock_share`,
-		[tokenHash, ...windows(now), randomBytes(UNLOCK_SHARE_BYTES), now]
+		[tokenHash, ...windows(now, graceMs), randomBytes(UNLOCK_SHARE_BYTES), now]
 	);
 	return new Uint8Array(row.unlock_share);
 }
 
 /** The session's share while one of its tabs is open; null otherwise, and a share left by a closed browser is dropped. */
-export async function currentUnlockShare(db: Queryable, tokenHash: string, now: Date): Promise<Uint8Array | null> {
+export async function currentUnlockShare(
+	db: Queryable,
+	tokenHash: string,
+	now: Date,
+	graceMs = UNLOCK_SHARE_GRACE_MS
+): Promise<Uint8Array | null> {
 	const [row] = await db.query<{ unlock_share: Uint8Array | null; open: boolean }>(
 		`select s.unlock_share, ${TAB_OPEN} as open from sessions s where s.token_hash = $1`,
-		[tokenHash, ...windows(now)]
+		[tokenHash, ...windows(now, graceMs)]
 	);
 	if (!row?.unlock_share) return null;
 	if (!row.open) {
