@@ -272,8 +272,9 @@ test('agents see who else is viewing or typing, and sending asks first when some
 	await expect(messages(ada.page).filter({ hasText: 'Hello, how can I help?' })).toHaveAttribute('data-state', 'sent');
 	await expect.poll(async () => (await customer.messages()).filter((message) => message.senderType === 'company').length).toBe(2);
 
-	// Ben leaves: Ada no longer sees him
-	await ben.page.goto('/inbox');
+	// Ben leaves the conversation for the list: he says so, and Ada no longer sees him
+	await navLink(ben.page, 'Inbox').click();
+	await expect(ben.page.getByTestId('thread')).toHaveCount(0);
 	await expect(ada.page.getByTestId('presence')).toHaveCount(0);
 });
 

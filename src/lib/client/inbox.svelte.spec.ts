@@ -63,7 +63,7 @@ describe('InboxState: starting, and the roster that grants access (docs/inbox-ap
 		const { liveEventId } = await listConversations({ limit: 1 });
 		inbox = new InboxState(crypto, agent.key.handle, agent.accountId);
 		inbox.onAlert = (alert) => alerts.push(alert);
-		inbox.start();
+		inbox.start({ rosterAgent: true });
 		await expect.poll(() => inbox.live.status, wait).toBe('live');
 		expect(EventSource.opened.map((source) => source.url)).toEqual([`/api/events?lastEventId=${liveEventId}`]);
 		await expect.poll(() => inbox.companyFingerprint, wait).toMatch(/\S/);
@@ -141,7 +141,7 @@ describe('InboxState: the outbox, stopping and starting again (docs/inbox-api.md
 	it('when started again (a reload), shows the newest message of each conversation as its preview and indexes both for search', async () => {
 		inbox = new InboxState(crypto, agent.key.handle, agent.accountId);
 		inbox.onAlert = (alert) => alerts.push(alert);
-		inbox.start();
+		inbox.start({ rosterAgent: true });
 		await expect
 			.poll(() => [first, second].map((customer) => inbox.conversations.previews.get(customer.conversationId)), wait)
 			.toEqual(['After the stop.', 'Hello from the second.']);

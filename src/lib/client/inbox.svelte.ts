@@ -96,7 +96,7 @@ export class InboxState {
 	 * Loads the list, and opens the live stream from the event its first page reflects, so a change made
 	 * between the two is replayed, not lost (without a list, the stream starts from now).
 	 */
-	start(): void {
+	start({ rosterAgent }: { rosterAgent: boolean }): void {
 		let liveStarted = false;
 		const startLive = (afterEventId?: number) => {
 			if (liveStarted || this.stopped) return;
@@ -112,8 +112,12 @@ export class InboxState {
 		void getTeam()
 			.then(({ data }) => (this.team = data))
 			.catch(() => undefined);
-		this.loadLabels();
-		this.loadCannedReplies();
+		// the team's labels and canned replies are for the roster's agents: another account waits for the resync
+		// that comes when a roster takes its key in, rather than being refused now
+		if (rosterAgent) {
+			this.loadLabels();
+			this.loadCannedReplies();
+		}
 		void this.crypto
 			.draftConversations()
 			.then((ids) => this.conversations.draftsAre(ids))

@@ -43,6 +43,8 @@ class SessionStore {
 	account = $state<AccountView | null>(null);
 	/** The demo launcher left a key backup for this account, which the key page offers. */
 	demoKeyBackup = $state(false);
+	/** An admin, or an agent of the latest roster (the team's labels and canned replies are theirs). */
+	rosterAgent = $state(false);
 	phase = $state<SessionPhase>('loading');
 	/** The unlocked agent key (handle and public values). */
 	key = $state<UnlockedKey | null>(null);
@@ -86,6 +88,7 @@ class SessionStore {
 			const session = await inbox.getSession();
 			this.account = session.account;
 			this.demoKeyBackup = session.demoKeyBackup;
+			this.rosterAgent = session.rosterAgent;
 		} catch (error) {
 			if (error instanceof ContractError && error.code === 'UNAUTHENTICATED') {
 				this.phase = 'signed-out';

@@ -29,6 +29,8 @@ export interface SessionInfo {
 	expiresAt: string;
 	/** The demo launcher left a key backup for this account (demo only), so the key page offers it. */
 	demoKeyBackup: boolean;
+	/** An admin, or an agent of the latest roster: the team's labels and canned replies are theirs to read. */
+	rosterAgent: boolean;
 }
 
 /** A conversation key sealed for one agent of a roster (contract 6.7). */

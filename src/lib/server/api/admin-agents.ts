@@ -20,6 +20,7 @@ import { startSession } from './session';
 import type { Account } from '../db/accounts';
 import type { Inbox } from '../inbox';
 import { sessionJson } from './views';
+import { isRosterAgent } from '../conversations/access';
 import type { AdminAgentList, SigningPublicKey } from '../../inbox-api/agents';
 
 export const getAgents = handle(API.listAgents, async (event, inbox) => {
@@ -80,5 +81,5 @@ export const getSigningKey = handle(API.getSigningPublicKey, async (event, inbox
 export const postJoin = handle(API.join, async (event, inbox) => {
 	const account = await joinWithInvitation(inbox, await readJsonObject(event.request, BODY_LIMITS.form));
 	const expiresAt = await startSession(event, inbox, account.accountId);
-	return answer(API.join, sessionJson(account, expiresAt), 201);
+	return answer(API.join, sessionJson(account, expiresAt, await isRosterAgent(inbox.db, account)), 201);
 });

@@ -15,6 +15,7 @@ import { b64uEncode } from '../../crypto/encoding';
 import type { Inbox } from '../inbox';
 import { requireSession, type ApiEvent, answer, handle } from './event';
 import { sessionJson } from './views';
+import { isRosterAgent } from '../conversations/access';
 
 function cookieOptions(origin: string) {
 	return { path: '/', httpOnly: true, sameSite: 'strict' as const, secure: !originIsLocalHttp(origin) };
@@ -66,7 +67,7 @@ export const login = handle(API.login, async (event, inbox) => {
 	const expiresAt = await startSession(event, inbox, found.account.accountId);
 	await recordAudit(inbox.db, { actor: found.account, action: 'session.login', details: { address } }, new Date(inbox.now()));
 	inbox.log.info('login', { account: found.account.accountId });
-	return answer(API.login, sessionJson(found.account, expiresAt));
+	return answer(API.login, sessionJson(found.account, expiresAt, await isRosterAgent(inbox.db, found.account)));
 });
 
 /** A new session for the account and its cookie (login, and joining through an invitation). */
@@ -77,9 +78,9 @@ export async function startSession(event: ApiEvent, inbox: Inbox, accountId: str
 	return expiresAt;
 }
 
-export const currentSession = handle(API.getSession, async (event) => {
+export const currentSession = handle(API.getSession, async (event, inbox) => {
 	const session = requireSession(event);
-	return answer(API.getSession, sessionJson(session.account, session.expiresAt));
+	return answer(API.getSession, sessionJson(session.account, session.expiresAt, await isRosterAgent(inbox.db, session.account)));
 });
 
 export const logout = handle(API.logout, async (event, inbox) => {

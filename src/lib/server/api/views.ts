@@ -18,6 +18,11 @@ export function accountJson(account: Account): AccountView {
 }
 
 /** The answer of a login, a session check or a join (docs/inbox-api.md §2, §12). */
-export function sessionJson(account: Account, expiresAt: Date): SessionInfo {
-	return { account: accountJson(account), expiresAt: expiresAt.toISOString(), demoKeyBackup: hasDemoKeyBackup(account.username) };
+export function sessionJson(account: Account, expiresAt: Date, rosterAgent: boolean): SessionInfo {
+	return {
+		account: accountJson(account),
+		expiresAt: expiresAt.toISOString(),
+		demoKeyBackup: hasDemoKeyBackup(account.username),
+		rosterAgent
+	};
 }
