@@ -1,0 +1,83 @@
+/**
+ * What is cut off on a screen (docs/inbox-api.md §11 "Phone layout"): every rendered element, not only
+ * the document, is checked for content wider than its box and for a box past the screen's edges. A
+ * deliberate sideways scroller says so with the class `h-scroller` (app.css gives it a fade at the edge
+ * that hides content); text ellipsized on purpose and visually-hidden elements are left alone.
+ */
+import type { Page } from '@playwright/test';
+
+/** The class of an element that scrolls sideways on purpose (and shows it with a fade). */
+export const SIDEWAYS_SCROLLER = 'h-scroller';
+
+/**
+ * One line per element that is cut off or sticks out, naming it by a selector path and its widths;
+ * an empty list when everything fits.
+ */
+export function cutOffElements(page: Page): Promise<string[]> {
+	return page.evaluate((scrollerClass) => {
+		/** Sub-pixel layout and borders round differently; a cut-off that matters is wider than this. */
+		const TOLERANCE = 1;
+		const screenWidth = document.documentElement.clientWidth;
+		const found: string[] = [];
+
+		const describe = (element: Element): string => {
+			const steps: string[] = [];
+			for (let at: Element | null = element; at && steps.length < 6; at = at.parentElement) {
+				const testId = at.getAttribute('data-testid');
+				const classes = [...at.classList].filter((name) => !name.startsWith('svelte-')).slice(0, 2);
+				steps.unshift(at.tagName.toLowerCase() + (testId ? `[data-testid=${testId}]` : '') + classes.map((name) => `.${name}`).join(''));
+				if (testId || at.id || at === document.body) break;
+			}
+			const text = (element.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+			return steps.join(' > ') + (text ? ` ("${text}")` : '');
+		};
+
+		/** The 1 px clipped box of `.visually-hidden`: there for screen readers, never seen. */
+		const visuallyHidden = (style: CSSStyleDeclaration, box: DOMRect) =>
+			(style.clip !== 'auto' && style.clip !== '') || (box.width <= 1 && box.height <= 1 && style.overflow !== 'visible');
+
+		const isScrolling = (overflow: string) => overflow === 'auto' || overflow === 'scroll';
+
+		/**
+		 * Checks `element` and what it holds; returns whether anything in it was reported. Only the
+		 * outermost box past the screen is named (what it holds goes with it), and a box too narrow for its
+		 * content only when nothing inside it was named already (the innermost culprit).
+		 */
+		const visit = (element: Element, outsideMatters: boolean): boolean => {
+			const style = getComputedStyle(element);
+			// a box-less wrapper (SvelteKit's root `display: contents`): only its children are drawn
+			if (style.display === 'contents') return [...element.children].map((child) => visit(child, outsideMatters)).includes(true);
+			if (!element.checkVisibility({ visibilityProperty: true })) return false;
+			const box = element.getBoundingClientRect();
+			if (visuallyHidden(style, box)) return false;
+			// what a select shows is its own box; its options are drawn by the browser
+			if (element.tagName === 'SELECT') return false;
+
+			const pastScreen = box.width > 0 && (box.right > screenWidth + TOLERANCE || box.left < -TOLERANCE);
+			const html = element as HTMLElement;
+			const deliberate = isScrolling(style.overflowX) && element.classList.contains(scrollerClass);
+			let reported = false;
+			if (outsideMatters && pastScreen) {
+				found.push(`${describe(element)} spans ${Math.round(box.left)}…${Math.round(box.right)} px, past the ${screenWidth} px screen`);
+				reported = true;
+			}
+			for (const child of element.children) if (visit(child, outsideMatters && !pastScreen && !deliberate)) reported = true;
+
+			const overflowing = html.scrollWidth - html.clientWidth;
+			const ellipsized = style.textOverflow === 'ellipsis' && style.overflowX !== 'visible';
+			if (!reported && overflowing > TOLERANCE && html.clientWidth > 0 && !deliberate && !ellipsized) {
+				const how = isScrolling(style.overflowX)
+					? 'scrolls sideways, unmarked'
+					: style.overflowX === 'visible'
+						? 'spills out'
+						: 'is cut off';
+				found.push(`${describe(element)} ${how}: content ${html.scrollWidth} px in a ${html.clientWidth} px box`);
+				reported = true;
+			}
+			return reported;
+		};
+
+		visit(document.documentElement, true);
+		return found;
+	}, SIDEWAYS_SCROLLER);
+}
