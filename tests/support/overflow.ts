@@ -2,7 +2,8 @@
  * What is cut off on a screen (docs/inbox-api.md §11 "Phone layout"): every rendered element, not only
  * the document, is checked for content wider than its box and for a box past the screen's edges. A
  * deliberate sideways scroller says so with the class `h-scroller` (app.css gives it a fade at the edge
- * that hides content); text ellipsized on purpose and visually-hidden elements are left alone.
+ * that hides content); text ellipsized on purpose, a text field's own value (the field scrolls it) and
+ * visually-hidden elements are left alone.
  */
 import type { Page } from '@playwright/test';
 
@@ -38,6 +39,19 @@ export function cutOffElements(page: Page): Promise<string[]> {
 
 		const isScrolling = (overflow: string) => overflow === 'auto' || overflow === 'scroll';
 
+		/** The width a select needs to show its chosen option whole: a copy holding only that option, sized by it. */
+		const neededBySelect = (select: HTMLSelectElement): number => {
+			const probe = select.cloneNode(false) as HTMLSelectElement;
+			const chosen = select.selectedOptions[0];
+			if (chosen) probe.append(chosen.cloneNode(true));
+			probe.removeAttribute('id');
+			probe.style.cssText = 'position: absolute; visibility: hidden; width: auto; min-width: 0; max-width: none';
+			select.after(probe);
+			const width = probe.getBoundingClientRect().width;
+			probe.remove();
+			return width;
+		};
+
 		/**
 		 * Checks `element` and what it holds; returns whether anything in it was reported. Only the
 		 * outermost box past the screen is named (what it holds goes with it), and a box too narrow for its
@@ -50,8 +64,15 @@ export function cutOffElements(page: Page): Promise<string[]> {
 			if (!element.checkVisibility({ visibilityProperty: true })) return false;
 			const box = element.getBoundingClientRect();
 			if (visuallyHidden(style, box)) return false;
-			// what a select shows is its own box; its options are drawn by the browser
-			if (element.tagName === 'SELECT') return false;
+			// a select draws its options itself; what it shows in its box is the chosen one
+			if (element instanceof HTMLSelectElement && style.textOverflow !== 'ellipsis') {
+				const needed = neededBySelect(element);
+				if (needed > box.width + TOLERANCE) {
+					found.push(`${describe(element)} cuts off its choice: it needs ${Math.round(needed)} px, has ${Math.round(box.width)} px`);
+					return true;
+				}
+			}
+			if (element instanceof HTMLSelectElement) return false;
 
 			const pastScreen = box.width > 0 && (box.right > screenWidth + TOLERANCE || box.left < -TOLERANCE);
 			const html = element as HTMLElement;
@@ -65,7 +86,9 @@ export function cutOffElements(page: Page): Promise<string[]> {
 
 			const overflowing = html.scrollWidth - html.clientWidth;
 			const ellipsized = style.textOverflow === 'ellipsis' && style.overflowX !== 'visible';
-			if (!reported && overflowing > TOLERANCE && html.clientWidth > 0 && !deliberate && !ellipsized) {
+			// a text field scrolls its own value under the caret, as every text field does
+			const field = element.tagName === 'INPUT';
+			if (!reported && overflowing > TOLERANCE && html.clientWidth > 0 && !deliberate && !ellipsized && !field) {
 				const how = isScrolling(style.overflowX)
 					? 'scrolls sideways, unmarked'
 					: style.overflowX === 'visible'
