@@ -1,13 +1,14 @@
 /**
  * What is cut off on a screen (docs/inbox-api.md §11 "Phone layout"): every rendered element, not only
  * the document, is checked for content wider than its box and for a box past the screen's edges. A
- * deliberate sideways scroller says so with the class `h-scroller` (app.css gives it a fade at the edge
- * that hides content); text ellipsized on purpose, a text field's own value (the field scrolls it) and
- * visually-hidden elements are left alone.
+ * deliberate sideways scroller says so with the class `h-scroller` (app.css shades each of its edges
+ * that has more beyond it); text ellipsized on purpose, a text field's own value (the field scrolls it)
+ * and visually-hidden elements are left alone; a select must show its chosen option whole, or end it in
+ * an ellipsis.
  */
 import type { Page } from '@playwright/test';
 
-/** The class of an element that scrolls sideways on purpose (and shows it with a fade). */
+/** The class of an element that scrolls sideways on purpose (and shows it with shaded edges). */
 export const SIDEWAYS_SCROLLER = 'h-scroller';
 
 /**
