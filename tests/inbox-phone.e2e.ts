@@ -3,30 +3,11 @@
  * navigation, the list and the thread as separate screens, nothing wider than the screen, no keyboard
  * hints; and on any screen a thread with images opens at its newest message.
  */
-import type { Page } from '@playwright/test';
 import { encodePng } from '../src/cli/demo/png';
 import { expect, messages, openConversation, readyAgent, screenshot, test, opensUnlocked } from './support/inbox-e2e';
+import { cutOffElements } from './support/overflow';
 
 const PHONE = { width: 390, height: 844 };
-
-/** Everything in the thread that sticks out of the screen on the right, or the thread's own sideways scroll. */
-async function sidewaysOverflow(page: Page): Promise<string[]> {
-	return page.evaluate((width) => {
-		const found: string[] = [];
-		if (document.documentElement.scrollWidth > width) found.push(`the page is ${document.documentElement.scrollWidth} px wide`);
-		const scroller = document.querySelector<HTMLElement>('[data-testid=messages]');
-		if (scroller && scroller.scrollWidth > scroller.clientWidth)
-			found.push(`the messages scroll sideways by ${scroller.scrollWidth - scroller.clientWidth} px`);
-		for (const element of document.querySelectorAll<HTMLElement>(
-			'[data-testid=thread] button, [data-testid=thread] [data-testid=delivery-state]'
-		)) {
-			const box = element.getBoundingClientRect();
-			if (box.width > 0 && box.right > width + 0.5)
-				found.push(`${element.textContent?.trim() || element.tagName} ends at ${Math.round(box.right)} px`);
-		}
-		return found;
-	}, PHONE.width);
-}
 
 test.describe('on a phone', () => {
 	test.use({ viewport: PHONE, hasTouch: true, isMobile: true });
@@ -68,7 +49,7 @@ test.describe('on a phone', () => {
 		await expect(composer).toHaveValue('Thanks for the photo.\nWe send a new lamp today.');
 		await page.getByTestId('send').tap();
 		await expect(messages(page).filter({ hasText: 'We send a new lamp today.' })).toHaveAttribute('data-state', 'sent');
-		expect(await sidewaysOverflow(page)).toEqual([]);
+		expect(await cutOffElements(page)).toEqual([]);
 		await screenshot(page, 'phone-thread');
 
 		await page.getByRole('link', { name: 'Back to the conversation list' }).tap();
