@@ -7,6 +7,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { b64uDecode } from '../crypto/encoding';
 import { isId, KEY_BYTES } from '../crypto/rules';
 import type { UsageCaps } from '../inbox-api/usage';
+import { DEFAULT_LEASE_MS } from './db/leases';
 import { readLogLevel } from './log';
 import { readListenOptions, type ListenOptions } from './node/listen';
 import { DEFAULT_CAPS } from './usage/caps';
@@ -33,6 +34,11 @@ export interface InboxConfig {
 	origin: string;
 	/** `WEBHOOK_PROCESSING=off` makes this process receive and store webhooks without processing them. */
 	webhookProcessing: boolean;
+	/**
+	 * How long a claim on shared work (webhook events, a grant job) holds without renewal, `WORK_LEASE_MS`:
+	 * what a killed or paused process held is taken over by another within about this time.
+	 */
+	workLeaseMs: number;
 	/** The origins of the presigned upload and download URLs (contract 2.7): the pages may connect to these only. */
 	storageOrigins: string[];
 	/** What one account may spend of what the team shares (usage/caps.ts), from `CAP_*`. */
@@ -227,6 +233,14 @@ function readCaps(env: Env, problems: string[]): UsageCaps {
 	return caps;
 }
 
+/** `WORK_LEASE_MS`: whole milliseconds, long enough for its renewals (every third of it) to keep up. */
+function readWorkLease(value: string | undefined, problems: string[]): number {
+	if (value === undefined || value === '') return DEFAULT_LEASE_MS;
+	if (/^[0-9]{1,6}$/.test(value) && Number(value) >= 1_000 && Number(value) <= 300_000) return Number(value);
+	problems.push(`WORK_LEASE_MS must be a whole number of milliseconds from 1000 to 300000, got ${JSON.stringify(value)}`);
+	return DEFAULT_LEASE_MS;
+}
+
 /** `METRICS_TOKEN` (at least 32 characters), `METRICS_PORT` and `METRICS_HOST` (default 127.0.0.1). */
 function readMetrics(env: Env, problems: string[]): InboxConfig['metrics'] {
 	const token = env.METRICS_TOKEN || null;
@@ -283,6 +297,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	const listen = readListenOptions(env, problems);
 	const origin = readOrigin(env.ORIGIN, options.defaultOrigin, problems);
 	const webhookProcessing = readSwitch('WEBHOOK_PROCESSING', env.WEBHOOK_PROCESSING, true, problems);
+	const workLeaseMs = readWorkLease(env.WORK_LEASE_MS, problems);
 	const storageOrigins = readStorageOrigins(env.STORAGE_ORIGINS, serviceBaseUrl, problems);
 	const caps = readCaps(env, problems);
 	const metrics = readMetrics(env, problems);
@@ -302,6 +317,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 		listen,
 		origin,
 		webhookProcessing,
+		workLeaseMs,
 		storageOrigins,
 		caps,
 		metrics
