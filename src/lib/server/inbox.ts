@@ -88,7 +88,13 @@ interface Foundation {
  */
 async function openFoundation(config: InboxConfig, log: Logger, now: () => number): Promise<Foundation> {
 	const keyFiles = await CompanyKeyFiles.open(config.keysDir, log);
-	const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+	// A process paused inside a transaction for as long as a lease has lost its work anyway: PostgreSQL
+	// rolls the transaction back, so its locks stop holding the other processes up.
+	const db = await openDatabase({
+		databaseUrl: config.databaseUrl,
+		dataDir: config.dataDir,
+		idleInTransactionTimeoutMs: config.workLeaseMs
+	});
 	try {
 		await checkCompanyKeyFiles(db, keyFiles.loaded, new Date(now()));
 	} catch (error) {
