@@ -48,16 +48,13 @@ export async function openPostgres(connectionString: string, options: PostgresOp
 		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
 		query_timeout: QUERY_TIMEOUT_MS,
 		idleTimeoutMillis: 30_000,
+		// sent with the connection's startup parameters, so it holds from its first statement on
+		idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
 		fallback_application_name: connectionName('pool'),
 		types
 	});
 	// An idle client that loses its server must not crash the process; the next query reconnects.
 	pool.on('error', () => {});
-	if (options.idleInTransactionTimeoutMs !== undefined) {
-		const setting = `set idle_in_transaction_session_timeout = ${Math.round(options.idleInTransactionTimeoutMs)}`;
-		// queued before any statement of whoever took the connection from the pool
-		pool.on('connect', (client) => void client.query(setting).catch(() => {}));
-	}
 	const queryable = (target: pg.Pool | pg.PoolClient): Queryable => ({
 		async query<R extends object>(sql: string, params: readonly unknown[] = []) {
 			return (await target.query<R>(sql, params as unknown[])).rows;
