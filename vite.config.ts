@@ -26,6 +26,11 @@ export default defineConfig({
 					include: ['src/**/*.svelte.spec.ts'],
 					environment: './tests/support/page-environment.ts'
 				}
+			},
+			{
+				// Two `node build` processes behind HAProxy on one PostgreSQL, started once per file (tests/cluster/cluster.ts).
+				extends: true,
+				test: { name: 'cluster', include: ['tests/cluster/**/*.cluster.ts'], environment: 'node' }
 			}
 		]
 	}

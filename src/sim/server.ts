@@ -69,6 +69,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
 	// The request handler is attached once the port, and so the public URL, is known.
 	const server = createServer();
+	// Longer than any client's idle keep-alive (fetch keeps a socket 4 s; Node's server closes it after 5 s
+	// by default), so that a busy client never sends a request on a connection being closed under it.
+	server.keepAliveTimeout = 65_000;
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
 		server.listen(options.port ?? 0, host, () => {

@@ -18,6 +18,7 @@ import { b64uEncode, generateX25519KeyPair, openConversationKey, parseKeyFile, s
 import { acceptRoster } from '../../src/lib/server/admin/roster';
 import { createAccount } from '../../src/lib/server/db/accounts';
 import { getGrantJob } from '../../src/lib/server/db/grant-jobs';
+import { DEFAULT_LEASE_MS } from '../../src/lib/server/db/leases';
 import { newIdempotencyKey } from '../../src/lib/server/db/operations';
 import { UNLOCK_SHARE_GRACE_MS } from '../../src/lib/server/auth/unlock-share';
 import { DEFAULT_CAPS } from '../../src/lib/server/usage/caps';
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
 				},
 				origin: 'http://127.0.0.1:1',
 				webhookProcessing: true,
+				workLeaseMs: DEFAULT_LEASE_MS,
 				storageOrigins: [new URL(simUrl).origin],
 				caps: DEFAULT_CAPS,
 				unlockShareGraceMs: UNLOCK_SHARE_GRACE_MS,

@@ -26,10 +26,14 @@ async function read(response: Response): Promise<Answer> {
 export class InboxClient {
 	cookie: string | undefined;
 
-	constructor(readonly url: string) {}
+	/** `origin`: the inbox's public origin, when `url` reaches one process of several behind a load balancer. */
+	constructor(
+		readonly url: string,
+		readonly origin = url
+	) {}
 
 	async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {
-		const all: Record<string, string> = { origin: this.url, ...headers };
+		const all: Record<string, string> = { origin: this.origin, ...headers };
 		if (this.cookie) all.cookie = this.cookie;
 		const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
 		if (text !== undefined && !('content-type' in all)) all['content-type'] = 'application/json';

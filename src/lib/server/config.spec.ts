@@ -38,6 +38,7 @@ describe('configuration from the environment', () => {
 			listen: expect.objectContaining({ host: '0.0.0.0', port: 3000 }),
 			origin: 'https://inbox.example.com',
 			webhookProcessing: true,
+			workLeaseMs: 15_000,
 			storageOrigins: ['https://api.example.com'],
 			caps: { uploadsPerHour: 100, writesPerMinute: 240, streamsPerSession: 10, streamsPerAccount: 30 },
 			unlockShareGraceMs: 45_000,
@@ -76,6 +77,18 @@ describe('configuration from the environment', () => {
 		for (const value of ['0', '-1', '1.5', 'many', '12345678']) {
 			expect(() => loadConfig({ ...valid, CAP_STREAMS_PER_SESSION: value }), value).toThrow(
 				`CAP_STREAMS_PER_SESSION must be a whole number from 1, got ${JSON.stringify(value)}`
+			);
+		}
+	});
+
+	it('reads the lease on shared work from WORK_LEASE_MS, in whole milliseconds from 1000 to 300000 (docs/operations.md "Several processes")', () => {
+		expect(loadConfig({ ...valid, WORK_LEASE_MS: '2000' }).workLeaseMs).toBe(2_000);
+		expect(loadConfig({ ...valid, WORK_LEASE_MS: '1000' }).workLeaseMs).toBe(1_000);
+		expect(loadConfig({ ...valid, WORK_LEASE_MS: '300000' }).workLeaseMs).toBe(300_000);
+		expect(loadConfig({ ...valid, WORK_LEASE_MS: '' }).workLeaseMs).toBe(15_000);
+		for (const value of ['999', '300001', '2s', '1.5', '-2000']) {
+			expect(() => loadConfig({ ...valid, WORK_LEASE_MS: value }), value).toThrow(
+				`WORK_LEASE_MS must be a whole number of milliseconds from 1000 to 300000, got ${JSON.stringify(value)}`
 			);
 		}
 	});

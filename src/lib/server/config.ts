@@ -7,6 +7,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { b64uDecode } from '../crypto/encoding';
 import { isId, KEY_BYTES } from '../crypto/rules';
 import type { UsageCaps } from '../inbox-api/usage';
+import { DEFAULT_LEASE_MS } from './db/leases';
 import { readLogLevel } from './log';
 import { readListenOptions, type ListenOptions } from './node/listen';
 import { UNLOCK_SHARE_GRACE_MS } from './auth/unlock-share';
@@ -34,6 +35,11 @@ export interface InboxConfig {
 	origin: string;
 	/** `WEBHOOK_PROCESSING=off` makes this process receive and store webhooks without processing them. */
 	webhookProcessing: boolean;
+	/**
+	 * How long a claim on shared work (webhook events, a grant job) holds without renewal, `WORK_LEASE_MS`:
+	 * what a killed or paused process held is taken over by another within about this time.
+	 */
+	workLeaseMs: number;
 	/** The origins of the presigned upload and download URLs (contract 2.7): the pages may connect to these only. */
 	storageOrigins: string[];
 	/** What one account may spend of what the team shares (usage/caps.ts), from `CAP_*`. */
@@ -241,6 +247,14 @@ function readUnlockShareGrace(value: string | undefined, problems: string[]): nu
 	return UNLOCK_SHARE_GRACE_MS;
 }
 
+/** `WORK_LEASE_MS`: whole milliseconds, long enough for its renewals (every third of it) to keep up. */
+function readWorkLease(value: string | undefined, problems: string[]): number {
+	if (value === undefined || value === '') return DEFAULT_LEASE_MS;
+	if (/^[0-9]{1,6}$/.test(value) && Number(value) >= 1_000 && Number(value) <= 300_000) return Number(value);
+	problems.push(`WORK_LEASE_MS must be a whole number of milliseconds from 1000 to 300000, got ${JSON.stringify(value)}`);
+	return DEFAULT_LEASE_MS;
+}
+
 /** `METRICS_TOKEN` (at least 32 characters), `METRICS_PORT` and `METRICS_HOST` (default 127.0.0.1). */
 function readMetrics(env: Env, problems: string[]): InboxConfig['metrics'] {
 	const token = env.METRICS_TOKEN || null;
@@ -297,6 +311,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 	const listen = readListenOptions(env, problems);
 	const origin = readOrigin(env.ORIGIN, options.defaultOrigin, problems);
 	const webhookProcessing = readSwitch('WEBHOOK_PROCESSING', env.WEBHOOK_PROCESSING, true, problems);
+	const workLeaseMs = readWorkLease(env.WORK_LEASE_MS, problems);
 	const storageOrigins = readStorageOrigins(env.STORAGE_ORIGINS, serviceBaseUrl, problems);
 	const caps = readCaps(env, problems);
 	const unlockShareGraceMs = readUnlockShareGrace(env.UNLOCK_SHARE_GRACE_SECONDS, problems);
@@ -317,6 +332,7 @@ export function loadConfig(env: Env, options: { cwd?: string; defaultOrigin?: st
 		listen,
 		origin,
 		webhookProcessing,
+		workLeaseMs,
 		storageOrigins,
 		caps,
 		unlockShareGraceMs,

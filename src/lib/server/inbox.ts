@@ -5,7 +5,7 @@
  * their orderly shutdown.
  */
 import { initCrypto } from '../crypto/sodium';
-import { GrantRunner } from './admin/grants';
+import { GRANT_POLL_MS, GrantRunner } from './admin/grants';
 import { ServicePortal } from './admin/portal';
 import { LoginThrottle } from './auth/login-throttle';
 import { PasswordHasher } from './auth/passwords';
@@ -88,7 +88,13 @@ interface Foundation {
  */
 async function openFoundation(config: InboxConfig, log: Logger, now: () => number): Promise<Foundation> {
 	const keyFiles = await CompanyKeyFiles.open(config.keysDir, log);
-	const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+	// A process paused inside a transaction for as long as a lease has lost its work anyway: PostgreSQL
+	// rolls the transaction back, so its locks stop holding the other processes up.
+	const db = await openDatabase({
+		databaseUrl: config.databaseUrl,
+		dataDir: config.dataDir,
+		idleInTransactionTimeoutMs: config.workLeaseMs
+	});
 	try {
 		await checkCompanyKeyFiles(db, keyFiles.loaded, new Date(now()));
 	} catch (error) {
@@ -122,12 +128,22 @@ function createWorkers(config: InboxConfig, { db, companyKeys, webhookSecrets }:
 		onReachability: (reachable) => hub.announceServiceReachability(reachable)
 	});
 	const rewraps = new RewrapWorker({ db, upstream, companyKeys, now, log });
-	const grants = new GrantRunner({ db, upstream, companyKeys, now, log });
+	// A job whose owner died is looked for at least once per lease, so it is taken over within about two.
+	const grants = new GrantRunner({
+		db,
+		upstream,
+		companyKeys,
+		now,
+		log,
+		leaseMs: config.workLeaseMs,
+		pollMs: Math.min(GRANT_POLL_MS, config.workLeaseMs)
+	});
 	const storeInvitationProfiles = () => convertPendingProfiles({ db, companyKeys, log }, new Date(now()));
 	const processor = new WebhookProcessor({
 		db,
 		now,
 		log,
+		leaseMs: config.workLeaseMs,
 		wakeRewraps: () => rewraps.wake(),
 		conversationStarted: () =>
 			void storeInvitationProfiles().catch((error) => log.warn('profiles not stored', { reason: errorText(error) }))

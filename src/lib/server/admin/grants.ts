@@ -33,7 +33,7 @@ import {
 	type GrantItem,
 	type GrantJob
 } from '../db/grant-jobs';
-import { LeaseLostError, newLease, renewWhileWorking } from '../db/leases';
+import { DEFAULT_LEASE_MS, LeaseLostError, newLease, renewWhileWorking } from '../db/leases';
 import { appendLiveEvent } from '../db/live-events';
 import { storeAgentWrapsOfConversations } from '../db/messages';
 import { completeOperations, loadOrCreateOperations, type StoredOperation } from '../db/operations';
@@ -67,12 +67,11 @@ export interface GrantRunnerOptions extends ConversationServices {
 	concurrency?: number;
 	/** Conversations read, sealed and marked together. */
 	batchSize?: number;
+	/** How long a claim on a job holds without renewal (default DEFAULT_LEASE_MS); renewed every third of it while the job is worked on. */
 	leaseMs?: number;
 	pollMs?: number;
 }
 
-/** How long a claim on a job holds without renewal; renewed every third of it while the job is worked on. */
-export const GRANT_LEASE_MS = 15_000;
 /** How often every process looks for a job nobody works on (a new one, or one whose owner died). */
 export const GRANT_POLL_MS = 5_000;
 
@@ -146,7 +145,7 @@ export class GrantRunner {
 		try {
 			while (!this.stopping) {
 				// One process owns a PGlite database (its directory lock), so only PostgreSQL needs leases.
-				const lease = db.kind === 'pglite' ? null : newLease(this.options.leaseMs ?? GRANT_LEASE_MS);
+				const lease = db.kind === 'pglite' ? null : newLease(this.options.leaseMs ?? DEFAULT_LEASE_MS);
 				const job = await claimGrantJob(db, lease, new Date(now()), worked);
 				if (!job) return;
 				worked.push(job.jobId);

@@ -14,12 +14,16 @@ export interface DatabaseOptions {
 	databaseUrl: string | null;
 	/** PGlite keeps its files in `<dataDir>/pglite`; `memory://` for a throwaway database. */
 	dataDir: string;
+	/** PostgreSQL only: how long a session may stay idle inside a transaction (postgres.ts). */
+	idleInTransactionTimeoutMs?: number;
 }
 
 /** Opens the configured backend and brings its schema up to date. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
 	const database = options.databaseUrl
-		? await (await import('./postgres')).openPostgres(options.databaseUrl)
+		? await (
+				await import('./postgres')
+			).openPostgres(options.databaseUrl, { idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs })
 		: await (await import('./pglite')).openPglite(options.dataDir === 'memory://' ? 'memory://' : join(options.dataDir, 'pglite'));
 	try {
 		await migrate(database);

@@ -8,6 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { ContractError } from '../../errors';
 
 /** A claim: its fencing token and how long it holds before another process may take the work. */
+/** How long a claim holds by default (`WORK_LEASE_MS`, docs/operations.md "Several processes"). */
+export const DEFAULT_LEASE_MS = 15_000;
+
 export interface Lease {
 	token: string;
 	ms: number;

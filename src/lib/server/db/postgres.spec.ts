@@ -52,6 +52,34 @@ describe('connection names on PostgreSQL (docs/operations.md "Database connectio
 	});
 });
 
+describe('a session idle inside a transaction on PostgreSQL (docs/operations.md "Several processes")', () => {
+	const databases = useDatabases('PostgreSQL');
+
+	it('is ended by the server after idleInTransactionTimeoutMs, which rolls it back and releases its locks', async () => {
+		const url = (await databases.databaseUrl())!;
+		const [paused, other] = await Promise.all([openPostgres(url, { idleInTransactionTimeoutMs: 1_000 }), openPostgres(url)]);
+		onTestFinished(() => Promise.all([paused.close(), other.close()]).then(() => undefined));
+		const lockFree = async () => (await other.query<{ taken: boolean }>('select pg_try_advisory_xact_lock(7270599) as taken'))[0].taken;
+		let resume!: () => void;
+		let locked!: () => void;
+		const holding = new Promise<void>((resolve) => (locked = resolve));
+		const transaction = paused.transaction(async (tx) => {
+			await tx.query('select pg_advisory_xact_lock(7270599)');
+			await tx.query('create table written_while_paused (id int)');
+			locked();
+			// a process paused between two statements of its transaction
+			await new Promise<void>((resolve) => (resume = resolve));
+			await tx.query('select 1');
+		});
+		await holding;
+		expect(await lockFree()).toBe(false);
+		await expect.poll(lockFree, { timeout: 10_000 }).toBe(true);
+		resume();
+		await expect(transaction).rejects.toThrow();
+		expect(await other.query("select to_regclass('written_while_paused') as found")).toEqual([{ found: null }]);
+	});
+});
+
 describe('connectionName', () => {
 	it('shortens a long hostname so that the pid and the role fit in the 63 bytes PostgreSQL keeps', () => {
 		const host = `pod-${'x'.repeat(80)}`;

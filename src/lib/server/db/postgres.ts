@@ -31,13 +31,25 @@ export function connectionName(role: 'pool' | 'listen', host = hostname(), pid =
 	return `inbox:${host.slice(0, APPLICATION_NAME_LIMIT - 'inbox:'.length - tail.length)}${tail}`;
 }
 
-export async function openPostgres(connectionString: string): Promise<Database> {
+export interface PostgresOptions {
+	/**
+	 * PostgreSQL ends a session left idle this long inside a transaction, rolling it back: a process paused
+	 * between two statements of a transaction (SIGSTOP, a frozen machine) must not hold its locks, such as
+	 * the live events' order lock every process takes to commit, while the others wait
+	 * (docs/operations.md "Several processes").
+	 */
+	idleInTransactionTimeoutMs?: number;
+}
+
+export async function openPostgres(connectionString: string, options: PostgresOptions = {}): Promise<Database> {
 	const pool = new pg.Pool({
 		connectionString,
 		max: 10,
 		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
 		query_timeout: QUERY_TIMEOUT_MS,
 		idleTimeoutMillis: 30_000,
+		// sent with the connection's startup parameters, so it holds from its first statement on
+		idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
 		fallback_application_name: connectionName('pool'),
 		types
 	});
@@ -57,28 +69,19 @@ export async function openPostgres(connectionString: string): Promise<Database> 
 	return {
 		kind: 'postgres',
 		...queryable(pool),
-		async transaction(work) {
-			const client = await pool.connect();
-			try {
-				await client.query('begin');
-				const result = await work(queryable(client));
-				await client.query('commit');
-				return result;
-			} catch (error) {
-				await client.query('rollback').catch(() => {});
-				throw error;
-			} finally {
-				client.release();
-			}
-		},
-		async withConnection(work) {
-			const client = await pool.connect();
-			try {
-				return await work(queryable(client));
-			} finally {
-				client.release();
-			}
-		},
+		transaction: (work) =>
+			checkedOut(pool, async (client) => {
+				try {
+					await client.query('begin');
+					const result = await work(queryable(client));
+					await client.query('commit');
+					return result;
+				} catch (error) {
+					await client.query('rollback').catch(() => {});
+					throw error;
+				}
+			}),
+		withConnection: (work) => checkedOut(pool, (client) => work(queryable(client))),
 		async listen(channel, onNotify) {
 			const stop = await listenWithReconnect(connectionString, channel, onNotify);
 			listeners.add(stop);
@@ -92,6 +95,24 @@ export async function openPostgres(connectionString: string): Promise<Database> 
 			await pool.end();
 		}
 	};
+}
+
+/**
+ * Runs `work` on a connection of its own. The server may end the session meanwhile (a restart, the
+ * idle-in-transaction timeout): the next statement fails with that, not the process, and the connection
+ * is not pooled again.
+ */
+async function checkedOut<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+	const client = await pool.connect();
+	let lost: Error | undefined;
+	const onError = (error: Error) => (lost = error);
+	client.on('error', onError);
+	try {
+		return await work(client);
+	} finally {
+		client.off('error', onError);
+		client.release(lost);
+	}
 }
 
 /** One LISTEN connection that comes back after a failure and then reports `null` (missed notifications). */

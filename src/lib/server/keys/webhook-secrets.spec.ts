@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
 import { quietLogger, recordingLogger } from '$test-support/loggers';
+import type { Database } from '../db/database';
 import { LEGACY_WEBHOOK_SECRET_FILE, WebhookSecrets } from './webhook-secrets';
 
 const secret = (fill: number) => `whsec_${Buffer.alloc(32, fill).toString('base64url')}`;
@@ -18,6 +19,30 @@ const [OLD, NEW, NEWER, OPERATOR] = [secret(1), secret(2), secret(3), secret(4)]
 const SEALED_ROTATION =
 	'BwcHBwcHBwcHBwcHOWSJc7WpZPyPTpjm7__NtAZqd9sfmH3qvLd7tO_YeIPmLYE-OnCIMof0yEn9E0Tbb1V_5yTB0MUDoAoWKygFJv5DEBUw--XwbMSZjixxJecI3OZ8U6txpNCOPSUgl9_PrE5ahCnqAMW_YNhk6knGp01nDXfzx8jfdd29sdm-euyiPVbm5RV_zasY87TSiqpAFOic7r1RZDVJpYNZPSWBmCcJxGyoKMnF0R0_g3zx_AUflXbXWx8IVCMqr9f5rn9jZkfROEMbd_CXeaGqP8KvipmvIFNxbpJqlVqzTrs';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The webhook secrets of two processes on one database, both started with OLD in their environment. */
+function twoProcesses(db: Database): Promise<WebhookSecrets[]> {
+	const options = { now: () => Date.parse('2026-11-22T10:00:00Z'), log: quietLogger };
+	return Promise.all([0, 1].map(() => WebhookSecrets.load({ current: OLD, previous: null }, db, options)));
+}
+
+/** The portal's answer to a rotation, held until `answer()`; `asked` resolves once the inbox asked for it. */
+function heldPortal(webhookSecret: string) {
+	let answer!: () => void;
+	let markAsked!: () => void;
+	const asked = new Promise<void>((resolve) => (markAsked = resolve));
+	const answered = new Promise<{ webhookSecret: string; previousValidUntil: string }>(
+		(resolve) => (answer = () => resolve({ webhookSecret, previousValidUntil: '2026-11-23T10:00:00Z' }))
+	);
+	return {
+		obtain: () => {
+			markAsked();
+			return answered;
+		},
+		asked,
+		answer: () => answer()
+	};
+}
 
 describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 rule 4, 8)', (backend) => {
 	const databases = useDatabases(backend);
@@ -55,16 +80,13 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 	});
 
 	it('another process learns a rotation at once, and a webhook waits for a rotation being saved', async () => {
-		const db = await databases.open();
-		const options = { now: () => Date.parse('2026-11-22T10:00:00Z'), log: quietLogger };
-		const first = await WebhookSecrets.load({ current: OLD, previous: null }, db, options);
-		const second = await WebhookSecrets.load({ current: OLD, previous: null }, db, options);
-		let portalAnswers!: () => void;
-		const rotating = first.rotate(
-			() => new Promise((resolve) => (portalAnswers = () => resolve({ webhookSecret: NEW, previousValidUntil: '2026-11-23T10:00:00Z' })))
-		);
+		const [first, second] = await twoProcesses(await databases.open());
+		const portal = heldPortal(NEW);
+		const rotating = first.rotate(portal.obtain);
+		// on PostgreSQL the portal is asked once the rotation holds its lock
+		await portal.asked;
 		const refreshed = first.refresh();
-		portalAnswers();
+		portal.answer();
 		expect(await refreshed).toBe(true);
 		await rotating;
 		await expect.poll(() => second.accepted()).toEqual([NEW, OLD]);
@@ -157,20 +179,35 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 		await secrets.stop();
 	});
 
+	// Two processes need PostgreSQL; PGlite's one process waits for its own rotation (the test above).
+	if (backend === 'PostgreSQL')
+		it('a process that cannot verify a signature waits for a rotation under way in another, whose new secret the portal already signs with', async () => {
+			const db = await databases.open();
+			const [rotating, verifying] = await twoProcesses(db);
+			const portal = heldPortal(NEW);
+			const rotation = rotating.rotate(portal.obtain);
+			await portal.asked;
+			const refreshed = verifying.refresh();
+			// the verifying process waits on the rotation's lock until the new secret is stored
+			const waiting = async () =>
+				(
+					await db.query<{ waiting: number }>("select count(*)::int as waiting from pg_locks where locktype = 'advisory' and not granted")
+				)[0].waiting;
+			await expect.poll(waiting, { timeout: 10_000 }).toBe(1);
+			portal.answer();
+			expect(await refreshed).toBe(true);
+			expect(verifying.accepted()).toEqual([NEW, OLD]);
+			await rotation;
+			await Promise.all([rotating.stop(), verifying.stop()]);
+		});
+
 	it('a webhook waits for the latest of two overlapping rotations', async () => {
 		const db = await databases.open();
 		const secrets = await WebhookSecrets.load({ current: OLD, previous: null }, db, {
 			now: () => Date.parse('2026-11-22T10:00:00Z'),
 			log: quietLogger
 		});
-		const portal = (webhookSecret: string) => {
-			let answer!: () => void;
-			const answered = new Promise<{ webhookSecret: string; previousValidUntil: string }>(
-				(resolve) => (answer = () => resolve({ webhookSecret, previousValidUntil: '2026-11-23T10:00:00Z' }))
-			);
-			return { obtain: () => answered, answer };
-		};
-		const [first, second] = [portal(NEW), portal(NEWER)];
+		const [first, second] = [heldPortal(NEW), heldPortal(NEWER)];
 		const firstRotation = secrets.rotate(first.obtain);
 		const secondRotation = secrets.rotate(second.obtain);
 		first.answer();

@@ -4,7 +4,8 @@
  * A rotation made from the admin page is kept in the database (docs/operations.md "Several processes"),
  * sealed with a key derived from the environment's `SERVICE_WEBHOOK_SECRET`, and announced with NOTIFY,
  * so every process, on any machine, signs and verifies with it at once; a process also reads it again
- * before it refuses a signature. The environment's `SERVICE_WEBHOOK_SECRET(_PREVIOUS)` apply until the
+ * before it refuses a signature, after waiting for a rotation under way in any process (an advisory
+ * lock held from the portal's call until the new secret is stored). The environment's `SERVICE_WEBHOOK_SECRET(_PREVIOUS)` apply until the
  * first rotation and again whenever an operator sets a secret the stored rotation does not know. A
  * rotation an earlier version kept in `DATA_DIR/webhook-secret.json` is taken over once.
  */
@@ -19,6 +20,12 @@ import { errorText, type Logger } from '../log';
 /** Where an earlier version of the inbox kept a rotation, in `DATA_DIR`. */
 export const LEGACY_WEBHOOK_SECRET_FILE = 'webhook-secret.json';
 export const WEBHOOK_SECRET_CHANNEL = 'inbox_webhook_secret';
+/**
+ * The advisory lock a rotation holds on PostgreSQL from asking the portal until the new secret is stored:
+ * the portal signs webhooks with the new secret from its answer on, so a process refusing a signature
+ * first waits for it, whichever process rotates. Advisory locks share one key space with the others.
+ */
+export const WEBHOOK_SECRET_ROTATION_LOCK = 7_270_514;
 
 /** A rotation as stored, before sealing. */
 interface StoredSecrets {
@@ -182,8 +189,31 @@ export class WebhookSecrets {
 	async refresh(): Promise<boolean> {
 		const before = this.current;
 		await this.rotation?.catch(() => {});
+		await this.afterRotationsElsewhere().catch(() => undefined);
 		await this.read().catch(() => undefined);
 		return before !== this.current;
+	}
+
+	/** Waits until no process holds the rotation lock (PGlite has one process: its own rotation was awaited). */
+	private async afterRotationsElsewhere(): Promise<void> {
+		if (this.db.kind === 'pglite') return;
+		await this.db.withConnection(async (connection) => {
+			await connection.query('select pg_advisory_lock_shared($1)', [WEBHOOK_SECRET_ROTATION_LOCK]);
+			await connection.query('select pg_advisory_unlock_shared($1)', [WEBHOOK_SECRET_ROTATION_LOCK]);
+		});
+	}
+
+	/** Runs `work` holding the rotation lock on PostgreSQL, on a connection of its own. */
+	private underRotationLock<T>(work: (db: Queryable) => Promise<T>): Promise<T> {
+		if (this.db.kind === 'pglite') return work(this.db);
+		return this.db.withConnection(async (connection) => {
+			await connection.query('select pg_advisory_lock($1)', [WEBHOOK_SECRET_ROTATION_LOCK]);
+			try {
+				return await work(connection);
+			} finally {
+				await connection.query('select pg_advisory_unlock($1)', [WEBHOOK_SECRET_ROTATION_LOCK]);
+			}
+		});
 	}
 
 	/**
@@ -192,19 +222,15 @@ export class WebhookSecrets {
 	 * meanwhile wait for it in `refresh`.
 	 */
 	async rotate(obtain: () => Promise<{ webhookSecret: string; previousValidUntil: string }>): Promise<WebhookSecretRotation> {
-		const running = (async () => {
+		const running = this.underRotationLock(async (db) => {
 			const { webhookSecret, previousValidUntil } = await obtain();
 			const rotatedAt = isoSeconds(this.now());
-			await storeSecrets(
-				this.db,
-				{ current: webhookSecret, previous: this.current, previousValidUntil, rotatedAt },
-				this.environment.current
-			);
+			await storeSecrets(db, { current: webhookSecret, previous: this.current, previousValidUntil, rotatedAt }, this.environment.current);
 			this.previous = { secret: this.current, validUntilMs: Date.parse(previousValidUntil) };
 			this.current = webhookSecret;
 			this.rotatedAt = rotatedAt;
 			return { rotatedAt, previousValidUntil };
-		})();
+		});
 		this.rotation = running;
 		try {
 			return await running;

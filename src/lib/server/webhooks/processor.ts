@@ -12,7 +12,7 @@
 import { ContractError } from '../../errors';
 import type { Database, Queryable } from '../db/database';
 import { appendLiveEvents, type NewLiveEvent } from '../db/live-events';
-import { LeaseLostError, newLease, renewWhileWorking } from '../db/leases';
+import { DEFAULT_LEASE_MS, LeaseLostError, newLease, renewWhileWorking } from '../db/leases';
 import {
 	claimDueEvents,
 	markEventFailed,
@@ -37,8 +37,6 @@ const IDLE_POLL_MS = 1_000;
 const BUSY_WINDOW_MS = 250;
 const BATCH = 100;
 const BUSY_BATCH = 20;
-/** How long a claim holds without renewal; renewed every third of it while the batch is worked on. */
-export const LEASE_MS = 15_000;
 
 export interface ProcessorOptions {
 	db: Database;
@@ -48,6 +46,7 @@ export interface ProcessorOptions {
 	/** A conversation started (the profiles written with its invitation can be stored). */
 	conversationStarted?: () => void;
 	batchSize?: number;
+	/** How long a claim holds without renewal (default DEFAULT_LEASE_MS); renewed every third of it while the batch is worked on. */
 	leaseMs?: number;
 }
 
@@ -139,7 +138,7 @@ export class WebhookProcessor {
 		const { db, now, log } = this.options;
 		const size = this.options.batchSize ?? (this.receiverBusy ? BUSY_BATCH : BATCH);
 		// One process owns a PGlite database (its directory lock), so only PostgreSQL needs leases.
-		const lease = db.kind === 'pglite' ? null : newLease(this.options.leaseMs ?? LEASE_MS);
+		const lease = db.kind === 'pglite' ? null : newLease(this.options.leaseMs ?? DEFAULT_LEASE_MS);
 		const events = await claimDueEvents(db, size, lease, new Date(now()));
 		if (events.length === 0) return 0;
 		const seqs = events.map((event) => event.seq);
