@@ -7,9 +7,11 @@
  * returns, listeners hear it (the outbox sends what waited).
  */
 import { ContractError } from '../errors';
-import type { LiveStatus } from './events.svelte';
 
 export type Reachability = 'reachable' | 'unreachable';
+
+/** Where the page's live stream stands (events.svelte.ts keeps it). */
+export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'stopped';
 
 /** The page's one connection state: replies go out at once only when it is `connected`. */
 export type ConnectionState = 'connected' | 'reconnecting' | 'service-unreachable' | 'server-unreachable' | 'offline';

@@ -6,7 +6,7 @@
  * even when the browser still thinks it is open, so it is closed and opened again.
  */
 import { getSession } from './api';
-import { connectivity } from './connectivity.svelte';
+import { connectivity, type LiveStatus } from './connectivity.svelte';
 import type { ConversationNote } from '../inbox-api/records';
 import type { PresenceEvent } from './presence';
 import type { ConversationView, StoredMessage } from './types';
@@ -26,8 +26,6 @@ export interface LiveHandlers {
 	/** The stream is live again after a reconnection (missed events were replayed). */
 	ready?(): void;
 }
-
-export type LiveStatus = 'connecting' | 'live' | 'reconnecting' | 'stopped';
 
 const RECONNECT_DELAYS_MS = [1000, 2000, 5000, 10_000, 30_000];
 /** Until `ready` says otherwise. */
