@@ -63,13 +63,14 @@ describe('InboxState: starting, and the roster that grants access (docs/inbox-ap
 		const { liveEventId } = await listConversations({ limit: 1 });
 		inbox = new InboxState(crypto, agent.key.handle, agent.accountId);
 		inbox.onAlert = (alert) => alerts.push(alert);
-		inbox.start({ rosterAgent: true });
+		inbox.start({ rosterAgent: false });
 		await expect.poll(() => inbox.live.status, wait).toBe('live');
 		expect(EventSource.opened.map((source) => source.url)).toEqual([`/api/events?lastEventId=${liveEventId}`]);
 		await expect.poll(() => inbox.companyFingerprint, wait).toMatch(/\S/);
-		expect(inbox.team.map((member) => member.displayName).sort()).toEqual(['Ada Agent', 'Grace Admin']);
-		// refused to an account outside the roster
+		await expect.poll(() => inbox.team.map((member) => member.displayName).sort(), wait).toEqual(['Ada Agent', 'Grace Admin']);
+		// not asked by an account outside the roster, which the server would refuse
 		expect([inbox.labels, inbox.cannedReplies, inbox.conversations.items]).toEqual([[], [], []]);
+		expect([network.sent('GET', /^\/api\/labels$/), network.sent('GET', /^\/api\/canned-replies$/)]).toEqual([[], []]);
 	});
 
 	it('reads the labels, the canned replies and the list again when a roster grants the agent access (resync)', async () => {
