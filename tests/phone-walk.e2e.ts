@@ -90,7 +90,8 @@ test('every screen fits a 390 px phone, element by element', async ({ page, inbo
 
 	await navLink(page, 'Invite').click();
 	await page.getByTestId('create-invitation').click();
-	await expect(page.getByTestId('pending-invite')).toHaveCount(1);
+	// the admin sees every pending invitation of the team, this one among them
+	await expect(page.getByTestId('pending-invite')).not.toHaveCount(0);
 	await fits('invitations');
 	await navLink(page, 'Replies').click();
 	await page.getByLabel('Shortcut', { exact: true }).fill('delivery-times-and-tracking');
