@@ -150,14 +150,15 @@ describe('two inbox processes behind HAProxy on one PostgreSQL (docs/operations.
 
 	it('a process paused past its leases (SIGSTOP) finds its grant job and its events taken over when it resumes, and re-applies nothing', async () => {
 		const [one, two] = cluster.members;
-		const load = await startCustomerLoad(cluster, 4, 80, 'paused');
-		const job = await grantJobOwnedBy(cluster, one, two, 2_000);
 		const onTwo = await cluster.adminOn(two);
-		const { child } = one.inbox.process;
 		const linesBefore = one.output.length;
-		child.kill('SIGSTOP');
+		const load = await startCustomerLoad(cluster, 4, 80, 'paused');
+		const { child } = one.inbox.process;
 		let atPause: number;
+		let job: Awaited<ReturnType<typeof grantJobOwnedBy>>;
 		try {
+			// the owner is paused as soon as the job has started, mid-job
+			job = await grantJobOwnedBy(cluster, one, two, 2_000, { pauseOwnerOnceStarted: true });
 			await cluster.haproxy.waitForServer(one.name, 'DOWN');
 			atPause = (await onTwo.get(`/api/admin/grant-jobs/${job.jobId}`)).body.done;
 			// once its lease ran out, the other process continues the job
@@ -179,8 +180,8 @@ describe('two inbox processes behind HAProxy on one PostgreSQL (docs/operations.
 		await load.done;
 
 		const counts = await settledCounts(cluster, load.conversationIds, { expected: load.events });
-		const granted = await settledGrantJob(onTwo, job.jobId);
-		const uploads = await uploadsSince(cluster, job.uploadsBefore);
+		const granted = await settledGrantJob(onTwo, job!.jobId);
+		const uploads = await uploadsSince(cluster, job!.uploadsBefore);
 		report(
 			`SIGSTOP of ${one.name} past its ${WORK_LEASE_MS} ms leases under load`,
 			counts,

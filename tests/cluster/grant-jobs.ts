@@ -33,7 +33,13 @@ export async function signingKeyOf(member: ClusterMember): Promise<Uint8Array> {
  * paused, so that `owner` takes the grant job that follows; resolves once it granted some conversations
  * (HAProxy may still have `other` out then).
  */
-export async function grantJobOwnedBy(cluster: Cluster, owner: ClusterMember, other: ClusterMember, count: number) {
+export async function grantJobOwnedBy(
+	cluster: Cluster,
+	owner: ClusterMember,
+	other: ClusterMember,
+	count: number,
+	{ pauseOwnerOnceStarted = false }: { pauseOwnerOnceStarted?: boolean } = {}
+) {
 	const admin = await cluster.admin();
 	const { companyId } = cluster.company;
 	if (count > 0) {
@@ -52,7 +58,11 @@ export async function grantJobOwnedBy(cluster: Cluster, owner: ClusterMember, ot
 		const jobId: string = uploaded.body.grantJob.jobId;
 		const deadline = Date.now() + 30_000;
 		while (Date.now() < deadline) {
-			if ((await onOwner.get(`/api/admin/grant-jobs/${jobId}`)).body.done > 0) return { jobId, uploadsBefore };
+			if ((await onOwner.get(`/api/admin/grant-jobs/${jobId}`)).body.done > 0) {
+				// paused at once, mid-job: a fast machine would otherwise finish it before the caller could
+				if (pauseOwnerOnceStarted) owner.inbox.process.child.kill('SIGSTOP');
+				return { jobId, uploadsBefore };
+			}
 			await new Promise((resolve) => setTimeout(resolve, 100));
 		}
 		throw new Error(`grant job ${jobId} granted nothing in 30 s`);
