@@ -158,7 +158,7 @@ describe('two inbox processes behind HAProxy on one PostgreSQL (docs/operations.
 		let job: Awaited<ReturnType<typeof grantJobOwnedBy>>;
 		try {
 			// the owner is paused as soon as the job has started, mid-job
-			job = await grantJobOwnedBy(cluster, one, two, 2_000, { pauseOwnerOnceStarted: true });
+			job = await grantJobOwnedBy(cluster, one, two, 6_000, { pauseOwnerOnceStarted: true });
 			await cluster.haproxy.waitForServer(one.name, 'DOWN');
 			atPause = (await onTwo.get(`/api/admin/grant-jobs/${job.jobId}`)).body.done;
 			// once its lease ran out, the other process continues the job
