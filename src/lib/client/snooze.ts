@@ -36,11 +36,16 @@ export function toLocalInput(at: Date): string {
 	return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
 }
 
-/** The bounds of the picker: from the next minute to a year from now. */
-export function pickerBounds(now: Date): { min: string; max: string } {
+/** The furthest a snooze may end. */
+function latestSnooze(now: Date): Date {
 	const latest = new Date(now);
 	latest.setDate(now.getDate() + MAX_SNOOZE_DAYS);
-	return { min: toLocalInput(new Date(now.getTime() + 60_000)), max: toLocalInput(latest) };
+	return latest;
+}
+
+/** The bounds of the picker: from the next minute to a year from now. */
+export function pickerBounds(now: Date): { min: string; max: string } {
+	return { min: toLocalInput(new Date(now.getTime() + 60_000)), max: toLocalInput(latestSnooze(now)) };
 }
 
 /** The picked local time as a Date, or why it cannot be a snooze. */
@@ -51,8 +56,6 @@ export function pickedSnooze(value: string, now: Date): { until: Date } | { prob
 	const until = new Date(year, month - 1, day, hours, minutes);
 	if (until.getMonth() !== month - 1 || until.getDate() !== day) return { problem: 'That date does not exist.' };
 	if (until <= now) return { problem: 'Pick a time in the future.' };
-	const latest = new Date(now);
-	latest.setDate(now.getDate() + MAX_SNOOZE_DAYS);
-	if (until > latest) return { problem: 'A snooze can last at most a year.' };
+	if (until > latestSnooze(now)) return { problem: 'A snooze can last at most a year.' };
 	return { until };
 }
