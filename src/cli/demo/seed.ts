@@ -115,10 +115,16 @@ async function customerSends(
 /** Step 3: three conversations of simulated customers (one answered, with files), and one invitation nobody redeemed. */
 async function seedConversations(options: SeedOptions, client: InboxClient, agentKey: NodeAgentKey | undefined): Promise<void> {
 	const invite = () => client.call<{ conversationId: string; link: string; shortCode: string }>('POST', '/api/invites', {});
+	/** A new invitation, redeemed by a simulated customer through its link or by typing its short code. */
+	const customerJoins = async (redeemWith: 'link' | 'shortCode') => {
+		const invitation = await invite();
+		const redeem = redeemWith === 'link' ? { link: invitation.link } : { shortCode: invitation.shortCode };
+		const customer = await sim<{ customerId: string }>(options.simUrl, 'POST', '/_sim/customers/redeem', redeem);
+		return { customerId: customer.customerId, conversation: await joined(client, invitation.conversationId) };
+	};
 
-	const parcel = await invite();
-	const mia = await sim<{ customerId: string }>(options.simUrl, 'POST', '/_sim/customers/redeem', { link: parcel.link });
-	const parcelConversation = await joined(client, parcel.conversationId);
+	const mia = await customerJoins('link');
+	const parcelConversation = mia.conversation;
 	await customerSays(
 		options.simUrl,
 		mia.customerId,
@@ -148,18 +154,14 @@ async function seedConversations(options: SeedOptions, client: InboxClient, agen
 	await customerSends(options.simUrl, mia.customerId, { name: 'receipt-4312.txt', mime: 'text/plain', data: Buffer.from(receipt) });
 	await customerSays(options.simUrl, mia.customerId, 'Here it is. Thanks for the quick answer!');
 
-	const address = await invite();
-	const noah = await sim<{ customerId: string }>(options.simUrl, 'POST', '/_sim/customers/redeem', { shortCode: address.shortCode });
-	await joined(client, address.conversationId);
+	const noah = await customerJoins('shortCode');
 	await customerSays(
 		options.simUrl,
 		noah.customerId,
 		'Hi, can I still change the delivery address for my order? I typed the short code from your email.'
 	);
 
-	const hours = await invite();
-	const lea = await sim<{ customerId: string }>(options.simUrl, 'POST', '/_sim/customers/redeem', { link: hours.link });
-	await joined(client, hours.conversationId);
+	const lea = await customerJoins('link');
 	await customerSays(
 		options.simUrl,
 		lea.customerId,

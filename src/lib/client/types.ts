@@ -3,9 +3,9 @@
  * the inbox's view of conversations, stored messages and invitations. Accounts and conversations are
  * declared with the server in src/lib/inbox-api/records.ts; `/v1` shapes live in src/lib/wire/v1.ts.
  */
-import type { Envelope } from '../crypto/message';
-import type { Wrap } from '../crypto/wrap';
-import type {
+export type { Envelope } from '../crypto/message';
+export type { Wrap } from '../crypto/wrap';
+export type {
 	AccountView,
 	AgentWrapForMe,
 	ConversationPage,
@@ -18,21 +18,4 @@ import type {
 	TeamMember,
 	Trust
 } from '../inbox-api/records';
-import type { ConversationStatus } from '../wire/v1-records';
-
-export type {
-	AccountView,
-	AgentWrapForMe,
-	ConversationPage,
-	ConversationView,
-	ConversationStatus,
-	Envelope,
-	Invitation,
-	RewrapState,
-	Role,
-	SessionInfo,
-	StoredMessage,
-	TeamMember,
-	Trust,
-	Wrap
-};
+export type { ConversationStatus } from '../wire/v1-records';

@@ -19,15 +19,18 @@ export interface Ed25519KeyPair {
 	secretKey: Uint8Array;
 }
 
-export function x25519KeyPairFromSeed(seed: Uint8Array): X25519KeyPair {
-	requireBytes(seed, KEY_BYTES, 'seed');
-	const pair = sodium().crypto_box_seed_keypair(seed);
+/** libsodium names the secret half `privateKey`; the contract and this code call it `secretKey`. */
+function fromSodium(pair: { publicKey: Uint8Array; privateKey: Uint8Array }): { publicKey: Uint8Array; secretKey: Uint8Array } {
 	return { publicKey: pair.publicKey, secretKey: pair.privateKey };
 }
 
+export function x25519KeyPairFromSeed(seed: Uint8Array): X25519KeyPair {
+	requireBytes(seed, KEY_BYTES, 'seed');
+	return fromSodium(sodium().crypto_box_seed_keypair(seed));
+}
+
 export function generateX25519KeyPair(): X25519KeyPair {
-	const pair = sodium().crypto_box_keypair();
-	return { publicKey: pair.publicKey, secretKey: pair.privateKey };
+	return fromSodium(sodium().crypto_box_keypair());
 }
 
 /** X25519(secret, base point 9). */
@@ -47,13 +50,11 @@ export function checkX25519KeyPair(pair: X25519KeyPair, what = 'X25519 key pair'
 
 export function ed25519KeyPairFromSeed(seed: Uint8Array): Ed25519KeyPair {
 	requireBytes(seed, KEY_BYTES, 'seed');
-	const pair = sodium().crypto_sign_seed_keypair(seed);
-	return { publicKey: pair.publicKey, secretKey: pair.privateKey };
+	return fromSodium(sodium().crypto_sign_seed_keypair(seed));
 }
 
 export function generateEd25519KeyPair(): Ed25519KeyPair {
-	const pair = sodium().crypto_sign_keypair();
-	return { publicKey: pair.publicKey, secretKey: pair.privateKey };
+	return fromSodium(sodium().crypto_sign_keypair());
 }
 
 /**

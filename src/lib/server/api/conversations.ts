@@ -12,7 +12,6 @@ import { linkCustomer } from '../conversations/customer-links';
 import { ID_RULE, readIdempotencyKey } from '../../crypto/rules';
 import { isAccountId } from '../db/accounts';
 import { changeTeamState, parseTeamStateChange } from '../conversations/lifecycle';
-import { createInvitation, readExpiresIn } from '../conversations/invitations';
 import { requireConversationView, listConversationViews, type Trust } from '../db/conversations';
 import { listStoredMessages } from '../db/messages';
 import { appendLiveEvent, newestLiveEventId } from '../db/live-events';
@@ -89,19 +88,6 @@ export const listMessages = handle(API.listStoredMessages, async (event, inbox) 
 export function idempotencyKeyOf(request: Request): string | undefined {
 	return readIdempotencyKey(request.headers.get('idempotency-key'));
 }
-
-export const reinvite = handle(API.reinvite, async (event, inbox) => {
-	const { account } = requireSession(event);
-	const conversationId = idParam(event.params.conversationId, 'conversationId');
-	const body = await readJsonObject(event.request, BODY_LIMITS.fields);
-	const invitation = await createInvitation(inbox, {
-		account,
-		conversationId,
-		expiresIn: readExpiresIn(body),
-		idempotencyKey: idempotencyKeyOf(event.request)
-	});
-	return answer(API.reinvite, invitation, 201);
-});
 
 export const confirmRewrap = handle(API.confirmRewrap, async (event, inbox) => {
 	const { account } = requireSession(event);

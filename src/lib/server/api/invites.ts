@@ -8,18 +8,29 @@ import { createInvitation, readExpiresIn, revokeInvitation, showInvitation } fro
 import { listPendingInvites } from '../db/invites';
 import { readJsonObject, BODY_LIMITS } from '../http/responses';
 import { idempotencyKeyOf } from './conversations';
-import { idParam, requireSession, answer, handle } from './event';
+import type { Inbox } from '../inbox';
+import { idParam, requireSession, type ApiEvent, answer, handle } from './event';
 
-export const postInvite = handle(API.createInvitation, async (event, inbox) => {
+/** An invitation as the request asks (its body's `expiresIn`, its Idempotency-Key): for a new conversation, or `conversationId`'s again. */
+async function invitationAsked(event: ApiEvent, inbox: Inbox, conversationId?: string) {
 	const { account } = requireSession(event);
 	const body = await readJsonObject(event.request, BODY_LIMITS.fields);
-	const invitation = await createInvitation(inbox, {
+	return createInvitation(inbox, {
 		account,
+		conversationId,
 		expiresIn: readExpiresIn(body),
 		idempotencyKey: idempotencyKeyOf(event.request)
 	});
-	return answer(API.createInvitation, invitation, 201);
-});
+}
+
+export const postInvite = handle(API.createInvitation, async (event, inbox) =>
+	answer(API.createInvitation, await invitationAsked(event, inbox), 201)
+);
+
+/** A new invitation for an existing conversation whose customer lost their link (contract 6.4). */
+export const reinvite = handle(API.reinvite, async (event, inbox) =>
+	answer(API.reinvite, await invitationAsked(event, inbox, idParam(event.params.conversationId, 'conversationId')), 201)
+);
 
 export const getInvites = handle(API.listPendingInvites, async (event, inbox) => {
 	const { account } = requireSession(event);

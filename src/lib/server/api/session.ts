@@ -94,25 +94,19 @@ export const logout = handle(API.logout, async (event, inbox) => {
 	return answer(API.logout, undefined);
 });
 
+/** Where the calling session's unlock share is kept and how long it outlives the session's last open tab. */
+const unlockShareOf = (event: ApiEvent, inbox: Inbox) =>
+	[inbox.db, requireSession(event).tokenHash, new Date(inbox.now()), inbox.config.unlockShareGraceMs] as const;
+
 /** The session's unlock share while one of its tabs is open, else null (§2 "Unlock once per browser session"). */
 export const getUnlockShare = handle(API.getUnlockShare, async (event, inbox) => {
-	const share = await unlockShares.currentUnlockShare(
-		inbox.db,
-		requireSession(event).tokenHash,
-		new Date(inbox.now()),
-		inbox.config.unlockShareGraceMs
-	);
+	const share = await unlockShares.currentUnlockShare(...unlockShareOf(event, inbox));
 	return answer(API.getUnlockShare, { share: share && b64uEncode(share) });
 });
 
 /** A tab unlocked the key: the session's share, made when it has none. */
 export const keepUnlockShare = handle(API.keepUnlockShare, async (event, inbox) => {
-	const share = await unlockShares.keepUnlockShare(
-		inbox.db,
-		requireSession(event).tokenHash,
-		new Date(inbox.now()),
-		inbox.config.unlockShareGraceMs
-	);
+	const share = await unlockShares.keepUnlockShare(...unlockShareOf(event, inbox));
 	return answer(API.keepUnlockShare, { share: b64uEncode(share) });
 });
 
