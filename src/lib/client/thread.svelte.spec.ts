@@ -104,6 +104,30 @@ describe('ThreadStore: the history, paged and kept up live (docs/inbox-api.md §
 		expect(thread.messages).toEqual([]);
 	});
 
+	it('reveals a message far back with the largest pages, without waiting for the senders to be named', async () => {
+		const [first] = (await listStoredMessages(customer.conversationId, { afterSeq: 0, limit: 1 })).data;
+		// the newest page holds a reply of the team, whose sender the thread looks up; a lookup that never
+		// answers: the jump must not wait for it
+		await replyOfTeamMember(harness, await harness.login(ADMIN), customer.conversationId, 'A word from the team.');
+		const silentAuthors = { lookUp: () => new Promise<never>(() => undefined) } as unknown as MessageAuthors;
+		const thread = new ThreadStore(await getConversation(customer.conversationId), {
+			crypto,
+			agentKeyHandle,
+			accountId,
+			authors: silentAuthors,
+			onPreview: () => undefined,
+			onRead: () => undefined
+		});
+		const olderPages = network.sent('GET', /\/messages\?.*before=/).length;
+		void thread.open();
+		expect(await thread.reveal(first.messageId)).toBe(true);
+		expect(texts(thread).slice(0, 2)).toEqual(['message 1', 'message 2']);
+		const pages = network.sent('GET', /\/messages\?.*before=/).slice(olderPages);
+		expect(pages.map((request) => new URL(request.path, 'http://page').searchParams.get('limit'))).toEqual(['200']);
+		expect(await thread.reveal('msg_not_in_this_conversation')).toBe(false);
+		thread.dispose();
+	});
+
 	it('adds the next live message at once, and fetches what it missed when `seq` jumps', async () => {
 		const thread = await openThread();
 		const next = await storedMessage(customer, 'the next one');

@@ -35,6 +35,11 @@ const TYPING_INTERVAL_MS = 4000;
 /** How often an open thread tells the other agents it is viewed. */
 const VIEWING_INTERVAL_MS = 10_000;
 
+/** A page of messages on screen; `named` settles once their senders are named. */
+interface ShownPage {
+	named: Promise<void>;
+}
+
 /** The worker calls a thread makes (the page's CryptoWorkerClient). */
 export type ThreadCrypto = Pick<
 	CryptoWorkerClient,
@@ -107,6 +112,8 @@ export class ThreadStore {
 	private disposed = false;
 	/** The opening under way or done (open()). */
 	private opened: Promise<void> = Promise.resolve();
+	/** Settles once the newest page is shown (or failed to load), before its senders are named and pending sends restored. */
+	private newestShown: Promise<void> = Promise.resolve();
 
 	constructor(
 		conversation: ConversationView,
@@ -228,7 +235,9 @@ export class ThreadStore {
 
 	/** Opens K from the agent's wraps, loads the newest page and the sends still pending. */
 	open(): Promise<void> {
-		this.opened = this.openNow();
+		let newestShown!: () => void;
+		this.newestShown = new Promise<void>((resolve) => (newestShown = resolve));
+		this.opened = this.openNow(newestShown).finally(newestShown);
 		return this.opened;
 	}
 
@@ -237,20 +246,21 @@ export class ThreadStore {
 	 * it is there (or the start of the conversation); false when it is not in this conversation.
 	 */
 	async reveal(messageId: string, maxPages = 100): Promise<boolean> {
-		await this.opened;
+		// what the jump waits for is the pages on the way to the message: naming senders and restoring
+		// pending sends go on beside it
+		await this.newestShown;
 		for (
 			let pages = 0;
 			pages < maxPages && !this.#messages.some((m) => m.messageId === messageId) && this.#hasOlder && !this.disposed;
 			pages++
 		) {
 			// the largest pages the service gives: a message a few hundred back is one round trip away
-			await this.loadOlder(LARGEST_PAGE);
-			if (this.#loadError) break;
+			if (!(await this.showOlder(LARGEST_PAGE))) break;
 		}
 		return this.#messages.some((m) => m.messageId === messageId);
 	}
 
-	private async openNow(): Promise<void> {
+	private async openNow(newestShown: () => void): Promise<void> {
 		this.#keyState = 'opening';
 		this.#keyError = null;
 		const wraps = [...this.#conversation.agentWraps].sort((a, b) => b.rosterVersion - a.rosterVersion);
@@ -259,6 +269,9 @@ export class ThreadStore {
 			this.#keyState = 'no-access';
 			return;
 		}
+		// the newest page travels while the worker opens the key (read below, or dropped when the key fails)
+		const newestPage = v1Call(v1.listMessages(this.conversationId, { limit: PAGE_SIZE }));
+		newestPage.catch(() => undefined);
 		let lastError: unknown = null;
 		for (const { wrap } of wraps) {
 			try {
@@ -277,7 +290,11 @@ export class ThreadStore {
 		}
 		this.#keyState = 'open';
 		this.announceViewing();
-		await Promise.all([this.loadNewest(), this.loadNotes(), this.readProfile()]);
+		const newest = this.showNewest(newestPage).then((page) => {
+			newestShown();
+			return page?.named;
+		});
+		await Promise.all([newest, this.loadNotes(), this.readProfile()]);
 		await this.sender.restorePending();
 	}
 
@@ -288,16 +305,20 @@ export class ThreadStore {
 		return wanted.map((item, index) => toThreadMessage(item, results[index], explainMessageProblem));
 	}
 
-	/** Shows decrypted messages, then names their senders and updates the list's preview. */
-	/** `sinceOpened`: they arrived after the thread was opened (live, or caught up), so another agent's is a new reply. */
-	private async add(decrypted: ThreadMessage[], sinceOpened = false): Promise<void> {
-		if (this.disposed || decrypted.length === 0) return;
+	/**
+	 * Shows decrypted messages at once; what it returns settles when their senders are named and the
+	 * list's preview updated. `sinceOpened`: they arrived after the thread was opened (live, or caught
+	 * up), so another agent's is a new reply.
+	 */
+	private show(decrypted: ThreadMessage[], sinceOpened = false): Promise<void> {
+		if (this.disposed || decrypted.length === 0) return Promise.resolve();
 		this.#messages = mergeMessages(this.#messages, decrypted);
 		// a send confirmed by the history or a live event needs no retry any more
 		this.sender.confirmStored(decrypted);
 		const newest = [...decrypted].reverse().find((m) => m.text !== undefined || m.attachment);
-		await this.learnAuthors(decrypted, sinceOpened);
-		if (newest && !this.disposed) this.preview(newest);
+		return this.learnAuthors(decrypted, sinceOpened).then(() => {
+			if (newest && !this.disposed) this.preview(newest);
+		});
 	}
 
 	/** Looks up who sent the company's messages among these (a failed lookup leaves them unnamed). */
@@ -334,27 +355,41 @@ export class ThreadStore {
 	}
 
 	async loadNewest(): Promise<void> {
+		const shown = await this.showNewest();
+		await shown?.named;
+	}
+
+	/** Loads (unless it is on its way), decrypts and shows the newest page; null when it failed (the page says why). */
+	private async showNewest(requested = v1Call(v1.listMessages(this.conversationId, { limit: PAGE_SIZE }))): Promise<ShownPage | null> {
 		try {
 			this.#loadError = null;
-			const page = await v1Call(v1.listMessages(this.conversationId, { limit: PAGE_SIZE }));
+			const page = await requested;
 			this.#hasOlder = page.hasMore;
-			await this.add(await this.decrypt(page.data));
+			return { named: this.show(await this.decrypt(page.data)) };
 		} catch (error) {
 			this.#loadError = explainError(error);
+			return null;
 		}
 	}
 
 	/** The page just older than the oldest loaded message (`before`). */
 	async loadOlder(limit = PAGE_SIZE): Promise<void> {
+		const shown = await this.showOlder(limit);
+		await shown?.named;
+	}
+
+	/** Loads, decrypts and shows the page before the oldest loaded message; null when there is none to load or it failed. */
+	private async showOlder(limit: number): Promise<ShownPage | null> {
 		const oldest = this.oldestStored();
-		if (!oldest?.messageId || this.#loadingOlder || !this.#hasOlder) return;
+		if (!oldest?.messageId || this.#loadingOlder || !this.#hasOlder) return null;
 		this.#loadingOlder = true;
 		try {
 			const page = await v1Call(v1.listMessages(this.conversationId, { limit, before: oldest.messageId }));
 			this.#hasOlder = page.hasMore;
-			await this.add(await this.decrypt(page.data));
+			return { named: this.show(await this.decrypt(page.data)) };
 		} catch (error) {
 			this.#loadError = explainError(error);
+			return null;
 		} finally {
 			this.#loadingOlder = false;
 		}
@@ -368,7 +403,7 @@ export class ThreadStore {
 		let after = newest.messageId;
 		for (let pages = 0; pages < 20; pages++) {
 			const page = await v1Call(v1.listMessages(this.conversationId, { limit: LARGEST_PAGE, after }));
-			await this.add(await this.decrypt(page.data), true);
+			await this.show(await this.decrypt(page.data), true);
 			if (!page.hasMore || page.data.length === 0) return;
 			after = page.data[page.data.length - 1].messageId;
 		}
@@ -387,7 +422,7 @@ export class ThreadStore {
 		if (this.#hasOlder && oldest?.seq && message.seq !== null && message.seq < oldest.seq) return;
 		const newest = this.newestStored();
 		if (newest?.seq && message.seq !== null && message.seq > newest.seq + 1) return this.catchUp();
-		await this.add(await this.decrypt([message]), true);
+		await this.show(await this.decrypt([message]), true);
 	}
 
 	/** The conversation's notes, decrypted in one worker call. */
