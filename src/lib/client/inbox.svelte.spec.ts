@@ -10,7 +10,7 @@
  */
 import 'fake-indexeddb/auto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Customer } from '$test-support/customer';
+import { Customer } from '$test-support/customer';
 import { InProcessWorker } from '$test-support/in-process-crypto-worker';
 import { ADMIN, useStack } from '$test-support/integration';
 import { pageEventSource, type PageEventSourceClass } from '$test-support/page-event-source';
@@ -35,6 +35,8 @@ let agent: { accountId: string; key: UnlockedKey };
 let inbox: InboxState;
 let first: Customer;
 let second: Customer;
+/** A customer who wrote before the roster granted the agent access. */
+let beforeRoster: Customer;
 const alerts: Alert[] = [];
 const wait = { timeout: 30_000 };
 const companyTexts = async (customer: Customer) =>
@@ -73,7 +75,14 @@ describe('InboxState: starting, and the roster that grants access (docs/inbox-ap
 		expect([network.sent('GET', /^\/api\/labels$/), network.sent('GET', /^\/api\/canned-replies$/)]).toEqual([[], []]);
 	});
 
-	it('reads the labels, the canned replies and the list again when a roster grants the agent access (resync)', async () => {
+	it('reads the labels, the canned replies and the list again when a roster grants the agent access (resync), and opens the thread on screen', async () => {
+		// a conversation from before the roster, open on screen without a key for this agent
+		const invitation = await (await harness.login(ADMIN)).post('/api/invites', {});
+		beforeRoster = await Customer.redeem(harness.stack().simUrl, { link: invitation.body.link });
+		await beforeRoster.say('Before the roster.');
+		await expect.poll(() => inbox.conversations.get(beforeRoster.conversationId)?.status, wait).toBe('active');
+		const thread = await inbox.openThread(beforeRoster.conversationId);
+		await expect.poll(() => thread.keyState, wait).toBe('no-access');
 		const lists = network.sent('GET', /^\/api\/conversations\?/).length;
 		await putInRoster(harness, agent.key);
 		// two reads, answered in either order
@@ -81,6 +90,10 @@ describe('InboxState: starting, and the roster that grants access (docs/inbox-ap
 			.poll(() => [inbox.cannedReplies.map((reply) => reply.shortcut), inbox.labels.map((label) => label.name)], wait)
 			.toEqual([['thanks'], ['Urgent']]);
 		expect(network.sent('GET', /^\/api\/conversations\?/).length).toBe(lists + 1);
+		// the grant sealed its key for this agent: the thread takes the list's new view and opens
+		await expect.poll(() => thread.messages.map((message) => message.text), wait).toEqual(['Before the roster.']);
+		inbox.closeThread(thread);
+		alerts.length = 0;
 	});
 });
 
@@ -141,15 +154,15 @@ describe('InboxState: the outbox, stopping and starting again (docs/inbox-api.md
 		expect([alerts, inbox.conversations.items, network.sent('POST', SEND).length]).toEqual([[], [], sends]);
 	});
 
-	it('when started again (a reload), shows the newest message of each conversation as its preview and indexes both for search', async () => {
+	it('when started again (a reload), shows the newest message of each conversation as its preview and indexes each for search', async () => {
 		inbox = new InboxState(crypto, agent.key.handle, agent.accountId);
 		inbox.onAlert = (alert) => alerts.push(alert);
 		inbox.start({ rosterAgent: true });
 		await expect
 			.poll(() => [first, second].map((customer) => inbox.conversations.previews.get(customer.conversationId)), wait)
 			.toEqual(['After the stop.', 'Hello from the second.']);
-		const both = [first.conversationId, second.conversationId].sort();
-		await expect.poll(async () => (await crypto.searchStatus()).conversations.sort(), wait).toEqual(both);
+		const readable = [first, second, beforeRoster].map((customer) => customer.conversationId).sort();
+		await expect.poll(async () => (await crypto.searchStatus()).conversations.sort(), wait).toEqual(readable);
 		await inbox.search.find('parcel');
 		expect(inbox.search.hits.map((hit) => hit.conversationId)).toEqual([first.conversationId]);
 	});

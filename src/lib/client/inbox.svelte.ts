@@ -82,7 +82,7 @@ export class InboxState {
 			// the server says what this account may read changed (a roster granted it conversations): the team's
 			// labels and canned replies, refused to an account outside the roster, are read again with the list
 			resync: () => {
-				void this.conversations.load();
+				void this.conversations.load().then(() => this.threadTakesListView());
 				this.loadLabels();
 				this.loadCannedReplies();
 				void this.thread?.catchUp().catch(() => undefined);
@@ -238,6 +238,12 @@ export class InboxState {
 			},
 			{ concurrency: PREVIEW_REQUESTS_AT_ONCE }
 		);
+	}
+
+	/** The thread on screen takes the list's view of its conversation, e.g. wraps a grant sealed for this agent. */
+	private threadTakesListView(): void {
+		const view = this.thread && this.conversations.get(this.thread.conversationId);
+		if (view) this.thread?.update(view);
 	}
 
 	private conversationChanged(conversation: ConversationView): void {
