@@ -52,22 +52,24 @@ export interface IngestResult {
 
 let eventCounter = 0;
 
-function webhookRequest(): PreparedRequest {
+/** A signed `message.created` webhook of one customer message, as the service sends it (contract 6). */
+export function messageCreatedRequest(secret: string, conversationId: string, messageId: string): PreparedRequest {
+	const seq = ++eventCounter;
 	const body = JSON.stringify({
-		id: `evt_bench${process.pid}x${++eventCounter}`,
+		id: `evt_bench${process.pid}x${seq}`,
 		type: 'message.created',
 		createdAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
 		data: {
-			conversationId: `conv_bench${eventCounter % 50}`,
-			messageId: `msg_bench${process.pid}x${eventCounter}`,
-			seq: eventCounter,
+			conversationId,
+			messageId,
+			seq,
 			senderType: 'user',
 			contentType: 'text',
 			encryption: {
 				v: 1,
 				scheme: 'sc1',
 				keyVersion: 1,
-				clientMessageId: `usr_${eventCounter}`,
+				clientMessageId: `usr_${seq}`,
 				nonce: 'A'.repeat(32),
 				ciphertext: 'B'.repeat(363)
 			}
@@ -78,11 +80,17 @@ function webhookRequest(): PreparedRequest {
 		path: '/webhooks/service',
 		headers: {
 			'content-type': 'application/json',
-			'x-service-signature': webhookSignature(BENCH_WEBHOOK_SECRET, body),
-			'x-service-event-id': `evt_h${eventCounter}`
+			'x-service-signature': webhookSignature(secret, body),
+			'x-service-event-id': `evt_h${seq}`
 		},
 		body
 	};
+}
+
+/** The receiver's load: messages of fifty conversations the inbox learns of from the messages themselves. */
+function webhookRequest(): PreparedRequest {
+	const next = eventCounter + 1;
+	return messageCreatedRequest(BENCH_WEBHOOK_SECRET, `conv_bench${next % 50}`, `msg_bench${process.pid}x${next}`);
 }
 
 /** Runs `work` against `target`, with the load average at its start and the target's CPU per acknowledged event. */

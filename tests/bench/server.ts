@@ -4,9 +4,13 @@
  *     real receiver (production build, processing on) on PGlite and on PostgreSQL (`DATABASE_URL`'s
  *     server, or a throwaway cluster), and for a bare node:http server that only verifies the HMAC (the
  *     ceiling), with their ratios; then the same three without a rate limit (tests/bench/ingest.ts);
- *  2. the signing proxy's added latency: the same `/v1` GET through `/api/v1/...` and signed directly.
- * Targets: ≥ 1,000 stored events/s with p99 ack < 50 ms on both stores; proxy overhead p50 < 2 ms.
- * The last line sums up the ingest: `ingest p99 at 1000/s: pglite … ms, postgresql … ms, ceiling … ms`.
+ *  2. the signing proxy's added latency: the same `/v1` GET through `/api/v1/...` and signed directly;
+ *  3. the fan-out: the same steady load with 0, 100 and 1,000 open event streams, each of which should
+ *     receive every message, and how late it does (tests/bench/fanout.ts).
+ * Targets: ≥ 1,000 stored events/s with p99 ack < 50 ms on both stores; proxy overhead p50 < 2 ms; with
+ * 1,000 streams, ack p99 < 50 ms and delivery p99 < 250 ms, none missing. The last lines sum up:
+ * `ingest p99 at 1000/s: pglite … ms, postgresql … ms, ceiling … ms`, then
+ * `fanout at 1000/s with 1000 streams: ack p99 … ms, delivery p99 … ms`.
  */
 import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -20,6 +24,7 @@ import { nodeHmacSha256 } from '../../src/lib/server/hmac';
 import { Customer } from '../support/customer';
 import { InboxClient } from '../support/inbox-client';
 import { seedPgliteDataDir } from '../support/pglite-template';
+import { fanoutBench, type FanoutResult } from './fanout';
 import { ingestBench, OFFERED_RATE, type IngestResult } from './ingest';
 import { percentile } from './steady-load';
 
@@ -91,10 +96,13 @@ console.log(
 );
 console.log('Preparing the production build...');
 await ensureBuild();
-// BENCH_ONLY=receiver or BENCH_ONLY=proxy runs one half.
+// BENCH_ONLY=receiver, BENCH_ONLY=proxy or BENCH_ONLY=fanout runs one part.
+const only = process.env.BENCH_ONLY;
 let ingest: IngestResult | undefined;
-if (process.env.BENCH_ONLY !== 'proxy') ingest = await ingestBench();
-if (process.env.BENCH_ONLY !== 'receiver') await proxyBench();
+let fanout: FanoutResult[] | undefined;
+if (!only || only === 'receiver') ingest = await ingestBench();
+if (!only || only === 'proxy') await proxyBench();
+if (!only || only === 'fanout') fanout = await fanoutBench();
 console.log(
 	`\nLoad average at the end: ${loadavg()
 		.map((value) => value.toFixed(2))
@@ -104,3 +112,9 @@ if (ingest)
 	console.log(
 		`ingest p99 at ${OFFERED_RATE}/s: pglite ${ingest.pglite.p99.toFixed(1)} ms, postgresql ${ingest.postgresql.p99.toFixed(1)} ms, ceiling ${ingest.ceiling.p99.toFixed(1)} ms`
 	);
+if (fanout) {
+	const largest = fanout[fanout.length - 1];
+	console.log(
+		`fanout at ${OFFERED_RATE}/s with ${largest.streams} streams: ack p99 ${largest.ack.p99.toFixed(1)} ms, delivery p99 ${largest.delivery.p99.toFixed(1)} ms`
+	);
+}

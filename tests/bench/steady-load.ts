@@ -26,7 +26,14 @@ export function percentile(sorted: readonly number[], fraction: number): number 
 	return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))];
 }
 
-export async function steadyLoad(base: string, rate: number, seconds: number, next: () => PreparedRequest): Promise<SteadyResult> {
+/** `answered`, when given, hears of each request by its position in the sending order: its time and whether it was a 2xx. */
+export async function steadyLoad(
+	base: string,
+	rate: number,
+	seconds: number,
+	next: () => PreparedRequest,
+	answered?: (index: number, milliseconds: number, ok: boolean) => void
+): Promise<SteadyResult> {
 	const url = new URL(base);
 	const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 	const total = Math.round(rate * seconds);
@@ -37,22 +44,26 @@ export async function steadyLoad(base: string, rate: number, seconds: number, ne
 	const start = performance.now();
 	await new Promise<void>((done) => {
 		let sent = 0;
-		const send = (due: number) => {
+		const send = (index: number, due: number) => {
 			const prepared = next();
 			const outgoing = request(
 				{ host: url.hostname, port: url.port, method: prepared.method, path: prepared.path, headers: prepared.headers, agent },
 				(incoming) => {
 					incoming.resume();
 					incoming.on('end', () => {
-						latencies.push(performance.now() - due);
-						if ((incoming.statusCode ?? 0) >= 200 && (incoming.statusCode ?? 0) < 300) ok++;
+						const latency = performance.now() - due;
+						const success = (incoming.statusCode ?? 0) >= 200 && (incoming.statusCode ?? 0) < 300;
+						latencies.push(latency);
+						if (success) ok++;
 						else failed++;
+						answered?.(index, latency, success);
 						if (++settled === total) done();
 					});
 				}
 			);
 			outgoing.on('error', () => {
 				failed++;
+				answered?.(index, performance.now() - due, false);
 				if (++settled === total) done();
 			});
 			outgoing.end(prepared.body);
@@ -60,7 +71,10 @@ export async function steadyLoad(base: string, rate: number, seconds: number, ne
 		const tick = () => {
 			const now = performance.now();
 			// Everything due by now leaves now, each charged from its own due time.
-			while (sent < total && start + (sent * 1000) / rate <= now) send(start + (sent++ * 1000) / rate);
+			while (sent < total && start + (sent * 1000) / rate <= now) {
+				send(sent, start + (sent * 1000) / rate);
+				sent++;
+			}
 			if (sent < total) setTimeout(tick, Math.max(0, start + (sent * 1000) / rate - performance.now()));
 		};
 		tick();

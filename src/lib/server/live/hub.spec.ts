@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { useDatabases } from '$test-support/databases';
+import { appendLiveEvents } from '../db/live-events';
 import type { Logger } from '../log';
 import { LiveHub, type LiveSubscriber } from './hub';
 
@@ -29,5 +30,25 @@ describe('the live hub of a process (docs/operations.md "Stopping a process")', 
 		const late = subscriber();
 		hub.subscribe(late);
 		expect(late.end.mock.calls).toEqual([['shutdown']]);
+	});
+
+	it('serves the events after any id from memory, each stream where it left off', async () => {
+		const db = await databases.open();
+		const hub = new LiveHub(db, quiet);
+		await hub.start();
+		let woken = () => {};
+		const read = new Promise<void>((resolve) => (woken = resolve));
+		hub.subscribe({ ...subscriber(), wake: () => woken() });
+		const ids = await appendLiveEvents(
+			db,
+			Array.from({ length: 7 }, (_, n) => ({ type: 'message.created' as const, conversationId: 'conv_a', payload: { n } })),
+			new Date()
+		);
+		hub.pull();
+		await read;
+		expect((await hub.eventsAfter(ids[2], 3)).map((event) => event.id)).toEqual(ids.slice(3, 6));
+		expect((await hub.eventsAfter(ids[0] - 1, 100)).map((event) => event.id)).toEqual(ids);
+		expect(await hub.eventsAfter(ids[6], 100)).toEqual([]);
+		await hub.stop();
 	});
 });

@@ -138,10 +138,22 @@ export class LiveHub {
 		if (afterId >= this.newest) return [];
 		const first = this.recent[0];
 		if (first && first.id <= afterId + 1) {
-			const start = this.recent.findIndex((event) => event.id > afterId);
+			const start = this.firstRecentAfter(afterId);
 			return this.recent.slice(start, start + limit);
 		}
 		return (await liveEventsAfter(this.db, afterId, limit)).filter((event) => event.id <= this.newest);
+	}
+
+	/** The position of the first recent event after `afterId` (ids ascend): each stream asks on every wake. */
+	private firstRecentAfter(afterId: number): number {
+		let low = 0;
+		let high = this.recent.length;
+		while (low < high) {
+			const middle = (low + high) >>> 1;
+			if (this.recent[middle].id > afterId) high = middle;
+			else low = middle + 1;
+		}
+		return low;
 	}
 
 	stop(): Promise<void> {

@@ -42,6 +42,21 @@ function frame(event: string, data: unknown, id?: number): string {
 	return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/**
+ * The frame of an event every account that may read it is sent alike (a message, a note, presence),
+ * written once for all the streams of the process (the hub keeps one object per recent event).
+ */
+const sharedFrames = new WeakMap<LiveEvent, string>();
+
+function sharedFrame(event: LiveEvent): string {
+	let text = sharedFrames.get(event);
+	if (text === undefined) {
+		text = frame(event.type, event.payload, event.id);
+		sharedFrames.set(event, text);
+	}
+	return text;
+}
+
 /** The text/event-stream response of one session. */
 export function openLiveStream(options: StreamOptions): Response {
 	return new LiveStream(options).response();
@@ -173,6 +188,8 @@ class LiveStream {
 			for (;;) {
 				const events = await this.#options.hub.eventsAfter(this.#lastSent, BATCH);
 				if (events.length === 0 || this.#closed) break;
+				// one write per batch: a stream that fell behind catches up in a few large writes, not one per event
+				const texts: string[] = [];
 				for (const [index, event] of events.entries()) {
 					// A later change of the same conversation in this batch says the same, newer.
 					const superseded =
@@ -183,9 +200,10 @@ class LiveStream {
 					const decidesForItself = event.type.startsWith('conversation.') || event.type === 'grant.progress';
 					const shown = !superseded && (decidesForItself || (await mayRead(event)));
 					const text = shown ? await this.#render(event) : null;
-					if (text) this.#send(text);
+					if (text) texts.push(text);
 					this.#lastSent = event.id;
 				}
+				if (texts.length) this.#send(texts.join(''));
 			}
 		} catch (error) {
 			this.#options.log.warn('live stream could not send', { account: this.#account.accountId, reason: errorText(error) });
@@ -212,7 +230,7 @@ class LiveStream {
 			return conversation ? frame(event.type, { conversation }, event.id) : null;
 		}
 		if (event.type === 'grant.progress') return this.#renderGrant(event);
-		return frame(event.type, event.payload, event.id);
+		return sharedFrame(event);
 	}
 
 	/**

@@ -1,0 +1,273 @@
+/**
+ * The fan-out half of `npm run bench:server` (docs/operations.md "Throughput", "Fan-out"): the product
+ * on PGlite with the simulator, agents of the latest roster, conversations their customers started (so
+ * sealed for those agents), and 0, then 100, then 1,000 open `GET /api/events` streams spread over the
+ * agents' sessions. Each run offers signed `message.created` webhooks of those conversations at a steady
+ * rate and measures the acknowledgements and, for every stream and every acknowledged message, when the
+ * stream received it, counted from when its webhook was sent. The run without streams is the reference.
+ */
+import { mkdtempSync } from 'node:fs';
+import { Agent, request, type IncomingMessage } from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startStack, type AccountSpec, type Stack } from '../../src/cli/stack/stack';
+import { addToRoster, newAgent, type TestAgent } from '../support/admin-api';
+import { Customer } from '../support/customer';
+import { InboxClient } from '../support/inbox-client';
+import { seedPgliteDataDir } from '../support/pglite-template';
+import { messageCreatedRequest, OFFERED_RATE } from './ingest';
+import { settle } from './process-cpu';
+import { percentile, steadyLoad } from './steady-load';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const STREAM_COUNTS = [100, 1000];
+const CONVERSATIONS = 20;
+/** The default per-account cap; one session per agent holds all of its streams (the session cap is raised to match). */
+const STREAMS_PER_ACCOUNT = 30;
+/** After the load, how long the streams may go without receiving anything before what is missing counts as lost. */
+const QUIET_MS = 15_000;
+const TARGET_ACK_P99_MS = 50;
+const TARGET_DELIVERY_P99_MS = 250;
+const ADMIN: AccountSpec = { username: 'fanout-admin', displayName: 'Fan-out Admin', role: 'admin', password: 'fanout admin password' };
+const MESSAGE_MARK = 'event: message.created\ndata: ';
+const ID_MARK = '"messageId":"';
+
+export interface FanoutResult {
+	streams: number;
+	events: number;
+	ack: { p50: number; p99: number };
+	delivery: { p50: number; p99: number };
+	expected: number;
+	received: number;
+	missing: number;
+	/** The one-minute load average when the load started. */
+	load: number;
+	/** From the end of the load until the last delivery. */
+	drainMs: number;
+}
+
+/** The messages of one run, by index: when each webhook left and whether it was acknowledged. */
+class RunMessages {
+	readonly sentAt: Float64Array;
+	readonly acknowledged: Uint8Array;
+	readonly deliveries: number[] = [];
+	lastDelivery = 0;
+
+	constructor(
+		readonly prefix: string,
+		count: number
+	) {
+		this.sentAt = new Float64Array(count);
+		this.acknowledged = new Uint8Array(count);
+	}
+}
+
+/** One SSE stream read with node:http; it notes each `message.created` of the current run once. */
+class BenchStream {
+	readonly ready: Promise<void>;
+	#markReady: (() => void) | undefined;
+	#run: RunMessages | undefined;
+	#seen = new Uint8Array(0);
+	#pending = '';
+	#response: IncomingMessage | undefined;
+	readonly #destroy: () => void;
+
+	constructor(url: URL, cookie: string, agent: Agent) {
+		let fail!: (error: Error) => void;
+		this.ready = new Promise((resolve, reject) => ((this.#markReady = resolve), (fail = reject)));
+		const outgoing = request(
+			{ host: url.hostname, port: url.port, path: '/api/events', headers: { cookie, accept: 'text/event-stream' }, agent },
+			(response) => {
+				this.#response = response;
+				if (response.statusCode !== 200) fail(new Error(`GET /api/events answered ${response.statusCode}`));
+				response.setEncoding('utf8');
+				response.on('data', (text: string) => this.#read(text));
+			}
+		);
+		outgoing.on('error', fail);
+		outgoing.end();
+		this.#destroy = () => outgoing.destroy();
+	}
+
+	/** From now on, counts the messages of `run`. */
+	follow(run: RunMessages): void {
+		this.#run = run;
+		this.#seen = new Uint8Array(run.sentAt.length);
+	}
+
+	/** Messages of the run acknowledged but not received by this stream. */
+	missing(): number {
+		const run = this.#run!;
+		let missing = 0;
+		for (let index = 0; index < run.acknowledged.length; index++) if (run.acknowledged[index] && !this.#seen[index]) missing++;
+		return missing;
+	}
+
+	close(): void {
+		this.#response?.destroy();
+		this.#destroy();
+	}
+
+	/** Whole frames only: the text after the last blank line waits for the next chunk. */
+	#read(text: string): void {
+		const buffered = this.#pending + text;
+		const end = buffered.lastIndexOf('\n\n');
+		if (end < 0) {
+			this.#pending = buffered;
+			return;
+		}
+		this.#pending = buffered.slice(end + 2);
+		if (this.#markReady && buffered.lastIndexOf('event: ready', end) >= 0) {
+			this.#markReady();
+			this.#markReady = undefined;
+		}
+		const run = this.#run;
+		if (!run) return;
+		const now = performance.now();
+		for (let at = buffered.indexOf(MESSAGE_MARK); at >= 0 && at < end; at = buffered.indexOf(MESSAGE_MARK, at + 1)) {
+			const idStart = buffered.indexOf(ID_MARK, at) + ID_MARK.length;
+			const id = buffered.slice(idStart, buffered.indexOf('"', idStart));
+			if (!id.startsWith(run.prefix)) continue;
+			const index = Number(id.slice(run.prefix.length));
+			if (this.#seen[index]) continue;
+			this.#seen[index] = 1;
+			run.deliveries.push(now - run.sentAt[index]);
+			run.lastDelivery = now;
+		}
+	}
+}
+
+interface Team {
+	stack: Stack;
+	agents: TestAgent[];
+	conversationIds: string[];
+}
+
+/** Agents of the latest roster, then conversations their customers start, sealed for every one of them. */
+async function team(stack: Stack, agentCount: number): Promise<Team> {
+	const admin = await InboxClient.loggedIn(stack.inbox.url, ADMIN.username, ADMIN.password);
+	const agents: TestAgent[] = [];
+	for (let index = 0; index < agentCount; index++) agents.push(await newAgent(admin, 'fanout'));
+	await addToRoster(
+		stack,
+		admin,
+		agents.map((agent) => agent.rosterEntry)
+	);
+	const conversationIds: string[] = [];
+	for (let index = 0; index < CONVERSATIONS; index++) {
+		const invited = await admin.post('/api/invites', {});
+		if (invited.status !== 201) throw new Error(`the invitation was refused: ${JSON.stringify(invited.body)}`);
+		conversationIds.push((await Customer.redeem(stack.simUrl, { link: invited.body.link })).conversationId);
+	}
+	// The conversations exist for the inbox once their conversation.started webhooks are processed.
+	const lastAgent = agents[agents.length - 1].client;
+	for (let waited = 0; ; waited += 200) {
+		const listed = await lastAgent.get(`/api/conversations?limit=${CONVERSATIONS + 10}`);
+		if (listed.status === 200 && listed.body.data.length >= CONVERSATIONS) break;
+		if (waited > 60_000) throw new Error(`the inbox lists ${JSON.stringify(listed.body)}`);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+	return { stack, agents, conversationIds };
+}
+
+let runCounter = 0;
+
+/** Opens `streamCount` streams, offers the load, waits for the deliveries to end, and closes the streams. */
+async function fanoutRun(team: Team, streamCount: number): Promise<FanoutResult> {
+	const url = new URL(team.stack.inbox.url);
+	const connections = new Agent({ keepAlive: false, maxSockets: Infinity });
+	const streams = Array.from(
+		{ length: streamCount },
+		(_, index) => new BenchStream(url, team.agents[Math.floor(index / STREAMS_PER_ACCOUNT)].client.cookie!, connections)
+	);
+	try {
+		await Promise.all(streams.map((stream) => stream.ready));
+		await settle(team.stack.inbox.process.child.pid!);
+		const total = Math.round(OFFERED_RATE * SECONDS);
+		const run = new RunMessages(`msg_fan${process.pid}r${++runCounter}x`, total);
+		for (const stream of streams) stream.follow(run);
+		// Signed before the run (a signature stays valid 300 s), so the generator spends its time sending.
+		const prepared = Array.from({ length: total }, (_, index) =>
+			messageCreatedRequest(
+				team.stack.company.webhookSecret,
+				team.conversationIds[index % team.conversationIds.length],
+				`${run.prefix}${index}`
+			)
+		);
+		let next = 0;
+		const load = loadavg()[0];
+		const acks: number[] = [];
+		const sent = await steadyLoad(
+			team.stack.inbox.url,
+			OFFERED_RATE,
+			SECONDS,
+			() => {
+				run.sentAt[next] = performance.now();
+				return prepared[next++];
+			},
+			(index, latency, ok) => {
+				if (ok) run.acknowledged[index] = 1;
+				acks.push(latency);
+			}
+		);
+		const loadEnded = performance.now();
+		const expected = sent.ok * streamCount;
+		while (run.deliveries.length < expected && performance.now() - Math.max(run.lastDelivery, loadEnded) < QUIET_MS)
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		const deliveries = run.deliveries.sort((a, b) => a - b);
+		acks.sort((a, b) => a - b);
+		return {
+			streams: streamCount,
+			events: sent.ok,
+			ack: { p50: percentile(acks, 0.5), p99: percentile(acks, 0.99) },
+			delivery: { p50: percentile(deliveries, 0.5), p99: percentile(deliveries, 0.99) },
+			expected,
+			received: deliveries.length,
+			missing: streams.reduce((sum, stream) => sum + stream.missing(), 0),
+			load,
+			drainMs: run.lastDelivery > loadEnded ? run.lastDelivery - loadEnded : 0
+		};
+	} finally {
+		for (const stream of streams) stream.close();
+		connections.destroy();
+	}
+}
+
+function row(result: FanoutResult, reference: FanoutResult): string {
+	const delivery = result.streams
+		? `delivery p50 ${result.delivery.p50.toFixed(1).padStart(7)} ms   p99 ${result.delivery.p99.toFixed(1).padStart(7)} ms, deliveries ${result.received}/${result.expected} received, ${result.missing} missing, last ${result.drainMs.toFixed(0)} ms after the load`
+		: 'no deliveries (the reference)';
+	const ratio = result.streams ? `; ack p99 ${(result.ack.p99 / Math.max(reference.ack.p99, 0.01)).toFixed(1)}x the reference` : '';
+	return `  ${String(result.streams).padStart(5)} streams: ${result.events} events, ack p50 ${result.ack.p50.toFixed(1).padStart(6)} ms   p99 ${result.ack.p99.toFixed(1).padStart(6)} ms   ${delivery} (load ${result.load.toFixed(2)}${ratio})`;
+}
+
+/** The runs with 0 (the reference), 100 and 1,000 streams; the last is the 1,000-stream run. */
+export async function fanoutBench(): Promise<FanoutResult[]> {
+	const dataDir = mkdtempSync(join(tmpdir(), 'bench-fanout-'));
+	const agentCount = Math.ceil(Math.max(...STREAM_COUNTS) / STREAMS_PER_ACCOUNT);
+	const caps = { CAP_STREAMS_PER_SESSION: String(STREAMS_PER_ACCOUNT), CAP_STREAMS_PER_ACCOUNT: String(STREAMS_PER_ACCOUNT) };
+	const stack = await startStack({ dataDir, accounts: [ADMIN], prepare: () => seedPgliteDataDir(dataDir), inboxEnv: caps });
+	try {
+		console.log(
+			`\nFan-out on PGlite: ${agentCount} agents of the roster, one session each with up to ${STREAMS_PER_ACCOUNT} streams (CAP_STREAMS_PER_SESSION raised to ${STREAMS_PER_ACCOUNT}, the per-account cap), ${CONVERSATIONS} conversations sealed for all of them; preparing...`
+		);
+		const prepared = await team(stack, agentCount);
+		// Warm up (JIT, the database's cache) before measuring.
+		await fanoutRun(prepared, 0);
+		const results: FanoutResult[] = [];
+		for (const streamCount of [0, ...STREAM_COUNTS]) results.push(await fanoutRun(prepared, streamCount));
+		const [reference] = results;
+		console.log(
+			`Fan-out, ${SECONDS} s offered at ${OFFERED_RATE}/s per run, every stream may see every message (delivery counted from the webhook's send):`
+		);
+		for (const result of results) console.log(row(result, reference));
+		const largest = results[results.length - 1];
+		const met = largest.ack.p99 < TARGET_ACK_P99_MS && largest.delivery.p99 < TARGET_DELIVERY_P99_MS && largest.missing === 0;
+		console.log(
+			`  target with ${largest.streams} streams: ack p99 < ${TARGET_ACK_P99_MS} ms, delivery p99 < ${TARGET_DELIVERY_P99_MS} ms, none missing: ${met ? 'met' : 'NOT met'}`
+		);
+		return results;
+	} finally {
+		await stack.stop();
+	}
+}
