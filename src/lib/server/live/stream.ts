@@ -189,21 +189,25 @@ class LiveStream {
 				const events = await this.#options.hub.eventsAfter(this.#lastSent, BATCH);
 				if (events.length === 0 || this.#closed) break;
 				// one write per batch: a stream that fell behind catches up in a few large writes, not one per event
+				// (what is ready goes out even when a later event of the batch fails)
 				const texts: string[] = [];
-				for (const [index, event] of events.entries()) {
-					// A later change of the same conversation in this batch says the same, newer.
-					const superseded =
-						event.type === 'conversation.changed' &&
-						events
-							.slice(index + 1)
-							.some((later) => later.conversationId === event.conversationId && later.type.startsWith('conversation.'));
-					const decidesForItself = event.type.startsWith('conversation.') || event.type === 'grant.progress';
-					const shown = !superseded && (decidesForItself || (await mayRead(event)));
-					const text = shown ? await this.#render(event) : null;
-					if (text) texts.push(text);
-					this.#lastSent = event.id;
+				try {
+					for (const [index, event] of events.entries()) {
+						// A later change of the same conversation in this batch says the same, newer.
+						const superseded =
+							event.type === 'conversation.changed' &&
+							events
+								.slice(index + 1)
+								.some((later) => later.conversationId === event.conversationId && later.type.startsWith('conversation.'));
+						const decidesForItself = event.type.startsWith('conversation.') || event.type === 'grant.progress';
+						const shown = !superseded && (decidesForItself || (await mayRead(event)));
+						const text = shown ? await this.#render(event) : null;
+						if (text) texts.push(text);
+						this.#lastSent = event.id;
+					}
+				} finally {
+					if (texts.length) this.#send(texts.join(''));
 				}
-				if (texts.length) this.#send(texts.join(''));
 			}
 		} catch (error) {
 			this.#options.log.warn('live stream could not send', { account: this.#account.accountId, reason: errorText(error) });
@@ -267,7 +271,13 @@ class LiveStream {
 				this.#endSession();
 				return;
 			}
+			const before = this.#account;
 			this.#account = session.account;
+			// what the account may read follows its key: views sent before (worked out without the new key, or
+			// with the old one) are stale, so the page reads its lists again
+			if (before.agentKeyId !== session.account.agentKeyId || before.agentPublicKey !== session.account.agentPublicKey) {
+				this.#send(frame('resync', { reason: 'the agent key of this account changed' }, this.#lastSent));
+			}
 		} catch {
 			// the database hiccups: keep the stream, check again next time
 		}
