@@ -50,7 +50,7 @@ describe('several server processes on one PostgreSQL database (docs/inbox-api.md
 		expect((await onSecond.get('/api/session')).status).toBe(401);
 	});
 
-	it("a stream opened before the agent's key was registered shows new conversations with that key's wraps", async () => {
+	it("a stream opened before the agent's key was registered says resync, then shows new conversations with that key's wraps", async () => {
 		const stack = harness.stack();
 		const admin = await harness.login(ADMIN);
 		const username = `late-key-${Date.now().toString(36)}`;
@@ -67,6 +67,8 @@ describe('several server processes on one PostgreSQL database (docs/inbox-api.md
 		const keyPair = generateX25519KeyPair();
 		const entry = { agentKeyId: `agk_${b64uEncode(keyPair.publicKey).slice(0, 16)}`, publicKey: b64uEncode(keyPair.publicKey) };
 		expect((await onFirst.request('PUT', '/api/agent-key', entry)).status).toBe(200);
+		// what the stream sent before was worked out without the key: the page is told to read its lists again
+		await stream.waitFor((event) => event.event === 'resync');
 		const { next } = (await admin.get('/api/admin/roster')).body;
 		const roster = signedRoster(
 			stack.company.companyId,
