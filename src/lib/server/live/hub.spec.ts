@@ -52,3 +52,28 @@ describe('the live hub of a process (docs/operations.md "Stopping a process")', 
 		await hub.stop();
 	});
 });
+
+describe('streams that fell behind together (docs/operations.md "Fan-out")', () => {
+	const databases = useDatabases('PGlite');
+
+	it('read a page older than memory holds once for all of them, and again once it was read', async () => {
+		const db = await databases.open();
+		const ids = await appendLiveEvents(
+			db,
+			Array.from({ length: 5 }, (_, n) => ({ type: 'message.created' as const, conversationId: 'conv_a', payload: { n } })),
+			new Date()
+		);
+		// started after the events were written: it holds none of them in memory
+		const hub = new LiveHub(db, quiet);
+		await hub.start();
+		const query = vi.spyOn(db, 'query');
+		// the reads of that page (the hub's own look for new events, every few seconds, reads after the newest)
+		const readsOfThePage = () => query.mock.calls.filter(([, params]) => params?.[0] === ids[0] - 1).length;
+		const pages = await Promise.all(Array.from({ length: 50 }, () => hub.eventsAfter(ids[0] - 1, 3)));
+		expect(readsOfThePage()).toBe(1);
+		for (const page of pages) expect(page.map((event) => event.id)).toEqual(ids.slice(0, 3));
+		expect((await hub.eventsAfter(ids[0] - 1, 3)).map((event) => event.id)).toEqual(ids.slice(0, 3));
+		expect(readsOfThePage()).toBe(2);
+		await hub.stop();
+	});
+});

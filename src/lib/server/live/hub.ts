@@ -41,6 +41,8 @@ export class LiveHub {
 	private readonly subscribers = new Set<LiveSubscriber>();
 	private readonly unlisten: (() => Promise<void>)[] = [];
 	private readonly reader = coalesce(() => this.readNew());
+	/** Reads of events older than memory holds, under way, by `afterId|limit` (olderEvents). */
+	private readonly olderReads = new Map<string, Promise<LiveEvent[]>>();
 	private poll: ReturnType<typeof setInterval> | undefined;
 	private stopping: Promise<void> | undefined;
 
@@ -141,7 +143,21 @@ export class LiveHub {
 			const start = this.firstRecentAfter(afterId);
 			return this.recent.slice(start, start + limit);
 		}
-		return (await liveEventsAfter(this.db, afterId, limit)).filter((event) => event.id <= this.newest);
+		return (await this.olderEvents(afterId, limit)).filter((event) => event.id <= this.newest);
+	}
+
+	/**
+	 * Events older than memory holds, read once for all the streams that ask for the same page at once:
+	 * streams that fell behind together ask for the same pages, which would otherwise be read per stream.
+	 */
+	private olderEvents(afterId: number, limit: number): Promise<LiveEvent[]> {
+		const key = `${afterId}|${limit}`;
+		let read = this.olderReads.get(key);
+		if (!read) {
+			read = liveEventsAfter(this.db, afterId, limit).finally(() => this.olderReads.delete(key));
+			this.olderReads.set(key, read);
+		}
+		return read;
 	}
 
 	/** The position of the first recent event after `afterId` (ids ascend): each stream asks on every wake. */
