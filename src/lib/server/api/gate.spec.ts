@@ -119,7 +119,7 @@ describe('the gate in process (docs/inbox-api.md §1; docs/threat-model.md)', ()
 			conversationId: undefined,
 			proxied: undefined
 		});
-		await expect(pass('GET', '/api/company', '/api/company')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+		await expect(pass('GET', '/api/company', '/api/company')).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: 'log in first' });
 		await expect(pass('GET', '/api/company', '/api/company', { token: 'keyless' })).resolves.toMatchObject({
 			session: sessions.get('keyless'),
 			access: 'session'
@@ -157,7 +157,7 @@ describe('the gate in process (docs/inbox-api.md §1; docs/threat-model.md)', ()
 			pass(method, `/api/v1/${rest}`, '/api/v1/[...rest]', options);
 
 		it('forwards nothing without a session, and only the /v1 routes it allows', async () => {
-			await expect(proxied('GET', 'conversations')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+			await expect(proxied('GET', 'conversations')).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: 'log in first' });
 			await expect(proxied('POST', 'invites', { token: 'admin', body: '{}' })).rejects.toMatchObject({ code: 'ROUTE_NOT_ALLOWED' });
 			await expect(pass('GET', '/api/v2/conversations', '/api/v1/[...rest]', { token: 'admin' })).rejects.toMatchObject({
 				code: 'INVALID_PATH'

@@ -13,7 +13,7 @@ describe('a label\'s fields (docs/inbox-api.md §4 "Labels")', () => {
 	it('takes a trimmed name of 1 to 40 characters and a colour of the list; a change may leave either out', () => {
 		expect(parseLabelFields({ name: ' Billing ', color: 'red' }, false)).toEqual({ name: 'Billing', color: 'red' });
 		expect(parseLabelFields({ name: 'x'.repeat(40), color: 'pink' }, false)).toEqual({ name: 'x'.repeat(40), color: 'pink' });
-		expect(parseLabelFields({ name: 'B' }, true)).toEqual({ name: 'B' });
+		expect(parseLabelFields({ name: 'Two words' }, true)).toEqual({ name: 'Two words' });
 		expect(parseLabelFields({ color: 'gray' }, true)).toEqual({ color: 'gray' });
 		expect(parseLabelFields({}, true)).toEqual({});
 		for (const name of [undefined, 7, '', '   ', 'x'.repeat(41), 'tab\there'])
@@ -33,7 +33,7 @@ describe('labels in the database', () => {
 	const databases = useDatabases('PGlite');
 
 	const eventsSince = async (db: Database, after: number) =>
-		(await liveEventsAfter(db, after, 100)).map(({ type, conversationId }) => [type, conversationId]);
+		(await liveEventsAfter(db, after, 100)).map(({ type, conversationId, payload }) => [type, conversationId, payload]);
 
 	it('are made, listed by name, renamed, recoloured and deleted, each change announced to every inbox', async () => {
 		const db = await databases.open();
@@ -48,16 +48,19 @@ describe('labels in the database', () => {
 			code: 'ALREADY_EXISTS',
 			message: 'another label has this name'
 		});
-		expect(await eventsSince(db, seen)).toEqual(Array(3).fill(['labels.changed', null]));
+		expect(await eventsSince(db, seen)).toEqual(Array(3).fill(['labels.changed', null, {}]));
 
 		seen = await newestLiveEventId(db);
 		await updateLabel(deps, billing.labelId, { color: 'green' });
 		await updateLabel(deps, urgent.labelId, { name: 'Now' });
 		expect(await listLabels(db)).toContainEqual({ labelId: billing.labelId, name: 'billing', color: 'green' });
 		expect(await listLabels(db)).toContainEqual({ labelId: urgent.labelId, name: 'Now', color: 'blue' });
-		await expect(updateLabel(deps, urgent.labelId, { name: 'billing' })).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
+		await expect(updateLabel(deps, urgent.labelId, { name: 'billing' })).rejects.toMatchObject({
+			code: 'ALREADY_EXISTS',
+			message: 'another label has this name'
+		});
 		await expect(updateLabel(deps, 'lbl_none', { name: 'x' })).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'no label lbl_none' });
-		expect(await eventsSince(db, seen)).toEqual(Array(2).fill(['labels.changed', null]));
+		expect(await eventsSince(db, seen)).toEqual(Array(2).fill(['labels.changed', null, {}]));
 
 		await ensureConversation(db, 'conv_1', 'active', now);
 		await ensureConversation(db, 'conv_2', 'active', now);
@@ -67,9 +70,9 @@ describe('labels in the database', () => {
 		await deleteLabel(deps, urgent.labelId);
 		expect((await listLabels(db)).map((label) => label.labelId)).not.toContain(urgent.labelId);
 		expect((await eventsSince(db, seen)).sort()).toEqual([
-			['conversation.changed', 'conv_1'],
-			['conversation.changed', 'conv_2'],
-			['labels.changed', null]
+			['conversation.changed', 'conv_1', { conversationId: 'conv_1' }],
+			['conversation.changed', 'conv_2', { conversationId: 'conv_2' }],
+			['labels.changed', null, {}]
 		]);
 		expect(await db.query('select label_id from conversation_labels where conversation_id = $1', ['conv_1'])).toEqual([
 			{ label_id: billing.labelId }
@@ -107,7 +110,7 @@ describe('labels in the database', () => {
 		expect(await labelsOf()).toEqual([a.labelId]);
 		await setConversationLabels(deps, actor, 'conv_1', [b.labelId]);
 		expect(await labelsOf()).toEqual([b.labelId]);
-		expect(await eventsSince(db, seen)).toEqual(Array(2).fill(['conversation.changed', 'conv_1']));
+		expect(await eventsSince(db, seen)).toEqual(Array(2).fill(['conversation.changed', 'conv_1', { conversationId: 'conv_1' }]));
 		for (const labelIds of ['x', [1], Array(MAX_LABELS + 1).fill(a.labelId)])
 			await expect(setConversationLabels(deps, actor, 'conv_1', labelIds)).rejects.toMatchObject({
 				code: 'INVALID_REQUEST',
