@@ -15,7 +15,7 @@ export default defineConfig({
 			'src/lib/conformance/**/*.spec.ts',
 			'src/lib/errors.spec.ts',
 			'src/lib/keystore/**/*.spec.ts',
-			'src/lib/server/{auth,http,proxy,webhooks,conversations,admin,keys}/**/*.spec.ts'
+			'src/lib/server/{auth,http,proxy,webhooks,conversations,admin,keys,api}/**/*.spec.ts'
 		],
 		environment: 'node',
 		env: { INBOX_TEST_BACKENDS: 'PGlite' },

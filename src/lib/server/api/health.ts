@@ -14,6 +14,7 @@ const STOPPING = new ContractError('UNAVAILABLE', 'this inbox process is stoppin
 export async function checkHealth(inbox: Pick<Inbox, 'draining' | 'db'>): Promise<void> {
 	if (inbox.draining) throw STOPPING;
 	try {
+		// Stryker disable next-line all: equivalent: any statement, the empty one too, fails when the database does not answer
 		await inbox.db.query('select 1');
 	} catch {
 		throw new ContractError('UNAVAILABLE', 'the inbox database is not available');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
 import { ensureConversation } from '../db/conversations';
-import { parseTeamStateChange, reopenOnCustomerMessages, wakeSnoozed } from './lifecycle';
+import { MAX_SNOOZE_MS, parseTeamStateChange, reopenOnCustomerMessages, wakeSnoozed } from './lifecycle';
 
 const now = new Date('2026-11-25T10:00:00Z');
 
@@ -23,6 +23,16 @@ describe('the team state of a conversation (docs/inbox-api.md §4 "Lifecycle")',
 		]) {
 			expect(() => parseTeamStateChange(bad, now), JSON.stringify(bad)).toThrow(/state must|snoozedUntil/);
 		}
+		expect(() => parseTeamStateChange({ state: 'closed' }, now)).toThrow('state must be one of open, resolved, snoozed');
+		// the time's exact shape: minutes at least, any fraction of a second, and a zone, nothing around it
+		const snooze = (snoozedUntil: unknown) => parseTeamStateChange({ state: 'snoozed', snoozedUntil }, now).snoozedUntil;
+		expect(snooze('2026-11-26T09:00Z')).toEqual(new Date('2026-11-26T09:00:00Z'));
+		expect(snooze('2026-11-26T09:00:00.125Z')).toEqual(new Date('2026-11-26T09:00:00.125Z'));
+		for (const bad of ['x2026-11-26T09:00:00Z', '2026-11-26T09:00:00Zx', '2026-11-26T09:00:00.Z'])
+			expect(() => snooze(bad), bad).toThrow('snoozedUntil must be a time with its zone, in the coming year');
+		// from just after now to exactly MAX_SNOOZE_MS ahead
+		expect(() => snooze(now.toISOString())).toThrow(/^snoozedUntil must/);
+		expect(snooze(new Date(now.getTime() + MAX_SNOOZE_MS).toISOString())).toEqual(new Date(now.getTime() + MAX_SNOOZE_MS));
 	});
 });
 
@@ -46,10 +56,10 @@ describe.each(BACKENDS)('snoozes and customer messages on %s', (backend) => {
 
 		expect(await Promise.all([wakeSnoozed(db, now), wakeSnoozed(db, now)])).toEqual(expect.arrayContaining([1, 0]));
 		expect(await states()).toEqual({ conv_due: 'open', conv_later: 'snoozed', conv_resolved: 'resolved', conv_open: 'open' });
-		const changed = await db.query<{ conversation_id: string }>(
-			"select conversation_id from live_events where type = 'conversation.changed'"
+		const changed = await db.query<{ conversation_id: string; payload: object }>(
+			"select conversation_id, payload from live_events where type = 'conversation.changed'"
 		);
-		expect(changed.map((row) => row.conversation_id)).toEqual(['conv_due']);
+		expect(changed.map((row) => [row.conversation_id, row.payload])).toEqual([['conv_due', { conversationId: 'conv_due' }]]);
 
 		await reopenOnCustomerMessages(db, ['conv_later', 'conv_resolved', 'conv_open'], now);
 		expect(await states()).toEqual({ conv_due: 'open', conv_later: 'open', conv_resolved: 'open', conv_open: 'open' });

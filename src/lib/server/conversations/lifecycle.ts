@@ -15,7 +15,7 @@ import { appendLiveEvent } from '../db/live-events';
 import type { StoreDeps } from '../deps';
 
 /** The longest snooze: a year. */
-const MAX_SNOOZE_MS = 366 * 24 * 3600_000;
+export const MAX_SNOOZE_MS = 366 * 24 * 3600_000;
 
 export const TEAM_STATES: readonly TeamState[] = ['open', 'resolved', 'snoozed'];
 
