@@ -67,6 +67,9 @@ test('finds words across conversations, live and from history, opens the message
 		}).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-highlighted'] });
 	});
 	await search.press('Enter');
+	// the page says when the message is marked: locators polled meanwhile would walk the whole page on its
+	// main thread at every poll, and the jump would be timed with the test's own work in it
+	await page.waitForFunction(() => (window as unknown as { jump: { shown: number } }).jump.shown > 0, undefined, { timeout: 30_000 });
 	await expect(page.getByTestId('thread')).toHaveAttribute('data-conversation-id', long.conversationId);
 	const found = page.getByTestId('thread').locator('[data-highlighted=true]');
 	await expect(found).toContainText('I lost the needle of my record player');
