@@ -78,6 +78,20 @@ test('finds words across conversations, live and from history, opens the message
 	// a measurement for the record (docs/search.md "Opening a result"), not a timed assertion
 	console.log(`search jump to a message 229 back: ${(jump.shown - jump.pressed).toFixed(0)} ms`);
 	test.info().annotations.push({ type: 'search jump (ms)', description: (jump.shown - jump.pressed).toFixed(0) });
+	// the pages on the way are loaded, not drawn: a few messages around the one found, more as the agent
+	// scrolls or asks (client/thread-window.ts)
+	const drawn = page.getByTestId('thread').locator('[data-message-id]');
+	expect(await drawn.count()).toBeLessThan(100);
+	await expect(page.getByTestId('thread').getByText('small talk 229', { exact: true })).toHaveCount(0);
+	await page.getByTestId('show-latest').click();
+	await expect(page.getByTestId('thread').getByText('small talk 229', { exact: true })).toBeInViewport();
+	await expect(page.getByTestId('show-latest')).toHaveCount(0);
+	// scrolled back to the top, the whole conversation is there again
+	for (let n = 0; n < 10 && (await drawn.count()) < 230; n++) {
+		await page.getByTestId('messages').evaluate((messages) => (messages.scrollTop = 0));
+		await page.waitForTimeout(100);
+	}
+	await expect(drawn).toHaveCount(230);
 
 	// a new message is found as soon as it arrives
 	await parcel.say('The courier left a note about the lamp');
