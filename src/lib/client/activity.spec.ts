@@ -14,6 +14,9 @@ describe('activity sentences (docs/inbox-api.md §4 `activity`)', () => {
 		expect(activitySentence({ kind: 'assigned', actorName: 'Ada', at, details: { assigneeName: 'Ada', automatic: true } })).toBe(
 			'Assigned to Ada, who replied first.'
 		);
+		expect(
+			activitySentence({ kind: 'assigned', actorName: null, at, details: { assigneeName: 'Cy', automatic: true, rule: 'round_robin' } })
+		).toBe('Assigned to Cy by round-robin: online, and their turn.');
 		expect(activitySentence({ kind: 'unassigned', actorName: 'Ben', at, details: { assigneeName: 'Ada' } })).toBe('Ben unassigned Ada.');
 		expect(activitySentence({ kind: 'assigned', actorName: null, at, details: {} })).toBe('Someone assigned this to someone.');
 	});

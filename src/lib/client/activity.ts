@@ -37,6 +37,8 @@ export function activitySentence(line: ConversationActivity): string {
 	}
 	const assignee = line.details.assigneeName ?? 'someone';
 	if (line.kind === 'unassigned') return `${who} unassigned ${assignee}.`;
+	if (line.details.automatic && line.details.rule === 'round_robin')
+		return `Assigned to ${assignee} by round-robin: online, and their turn.`;
 	if (line.details.automatic) return `Assigned to ${assignee}, who replied first.`;
 	if (line.actorName !== null && line.actorName === line.details.assigneeName) return `${who} took this conversation.`;
 	return `${who} assigned this to ${assignee}.`;

@@ -87,6 +87,7 @@ export const linkCustomer = (conversationId: string, linkedTo: string | null) =>
 	call(API.linkCustomer, { params: { conversationId }, body: { linkedTo } });
 
 export const getTeam = () => call(API.getTeam);
+export const setAvailability = (change: BodyOf<typeof API.setAvailability>) => call(API.setAvailability, { body: change });
 
 export const getConversation = (conversationId: string) => call(API.getConversation, { params: { conversationId } });
 

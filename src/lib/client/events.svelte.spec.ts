@@ -36,6 +36,7 @@ const handlers = (): LiveHandlers => ({
 	read: vi.fn(),
 	note: vi.fn(),
 	labels: vi.fn(),
+	team: vi.fn(),
 	presence: vi.fn(),
 	resync: vi.fn(),
 	ready: vi.fn()

@@ -19,6 +19,8 @@ export interface LiveHandlers {
 	note(conversationId: string, note: ConversationNote): void;
 	/** An admin changed the team's labels. */
 	labels(): void;
+	/** Someone's availability changed (§4 "Availability"). */
+	team(): void;
 	/** An agent is viewing, typing in, or left a conversation. */
 	presence(event: PresenceEvent): void;
 	/** The server cannot replay the missed events: reload everything. */
@@ -108,6 +110,7 @@ export class LiveEvents {
 		});
 		on('presence', (data) => this.handlers.presence(data as PresenceEvent));
 		on('labels.changed', () => this.handlers.labels());
+		on('team.changed', () => this.handlers.team());
 		on('heartbeat', () => undefined);
 		on('service.state', (data) => {
 			const reachable = (data as { reachable?: unknown } | null)?.reachable;

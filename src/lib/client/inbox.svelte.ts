@@ -11,7 +11,7 @@ import { getContext, setContext } from 'svelte';
 import type { CryptoWorkerClient } from '../crypto-worker/client';
 import { v1 } from '../wire/v1';
 import { fail } from '../errors';
-import { getCompanyKey, getConversation, getTeam, listCannedReplies, listLabels } from './api';
+import { getCompanyKey, getConversation, getTeam, listCannedReplies, listLabels, setAvailability } from './api';
 import { ConversationStore } from './conversations.svelte';
 import { LiveEvents } from './events.svelte';
 import { explainMessageProblem } from './explain';
@@ -41,6 +41,8 @@ export class InboxState {
 	labels = $state.raw<Label[]>([]);
 	/** The team's names, for the assignment pickers and the admins' view by agent. */
 	team = $state.raw<TeamMember[]>([]);
+	/** The account is an admin or an agent of the latest roster (set at start). */
+	private rosterAgent = false;
 	readonly live: LiveEvents;
 	readonly authors = new MessageAuthors();
 	/** Full-text search over what this agent decrypted (docs/search.md); a new one at each unlock. */
@@ -70,6 +72,7 @@ export class InboxState {
 			conversation: (conversation) => this.conversationChanged(conversation),
 			message: (conversationId, message) => void this.messageArrived(conversationId, message),
 			labels: () => this.loadLabels(),
+			team: () => this.loadTeam(),
 			presence: (event) => {
 				if (this.thread?.conversationId === event.conversationId) this.thread.presenceSeen(event);
 			},
@@ -97,6 +100,8 @@ export class InboxState {
 	 * between the two is replayed, not lost (without a list, the stream starts from now).
 	 */
 	start({ rosterAgent }: { rosterAgent: boolean }): void {
+		this.rosterAgent = rosterAgent;
+		if (this.#locked !== null) this.sayLocked(this.#locked);
 		let liveStarted = false;
 		const startLive = (afterEventId?: number) => {
 			if (liveStarted || this.stopped) return;
@@ -109,9 +114,7 @@ export class InboxState {
 			.then(() => this.prefetchPreviews())
 			.then(() => this.search.indexHistory(this.conversations.items))
 			.catch(() => undefined);
-		void getTeam()
-			.then(({ data }) => (this.team = data))
-			.catch(() => undefined);
+		this.loadTeam();
 		// the team's labels and canned replies are for the roster's agents: another account waits for the resync
 		// that comes when a roster takes its key in, rather than being refused now
 		if (rosterAgent) {
@@ -136,6 +139,31 @@ export class InboxState {
 		}
 	};
 
+	/** The team's names and availability (at start, and when someone's availability changes). */
+	private loadTeam(): void {
+		void getTeam()
+			.then(({ data }) => (this.team = data))
+			.catch(() => undefined);
+	}
+
+	/** Whether the key is locked in this tab, and this tab's last word on it, so that each change is said once. */
+	#locked: boolean | null = null;
+	#lockedSaid: boolean | null = null;
+
+	/** A roster agent whose key is locked (idle, or by Lock) is away until they unlock (§4 "Availability"). */
+	private sayLocked(locked: boolean): void {
+		this.#locked = locked;
+		if (!this.rosterAgent || this.#lockedSaid === locked) return;
+		this.#lockedSaid = locked;
+		void setAvailability({ idle: locked }).catch(() => undefined);
+	}
+
+	/** The agent says they are away, or back (§4 "Availability"). */
+	async setAway(away: boolean): Promise<void> {
+		await setAvailability({ away });
+		this.loadTeam();
+	}
+
 	private loadLabels(): void {
 		void listLabels()
 			.then(({ data }) => (this.labels = data))
@@ -151,6 +179,7 @@ export class InboxState {
 
 	/** The key was locked: every plaintext goes; the list and the live connection stay. */
 	locked(): void {
+		this.sayLocked(true);
 		this.agentKeyHandle = null;
 		this.search.stop();
 		this.closeThread(this.thread);
@@ -161,6 +190,7 @@ export class InboxState {
 
 	/** The key was unlocked again (its handle in `crypto`): previews, names and the search index come back. */
 	unlocked(crypto: CryptoWorkerClient, agentKeyHandle: string): void {
+		this.sayLocked(false);
 		if (this.stopped || agentKeyHandle === this.agentKeyHandle) return;
 		this.crypto = crypto;
 		this.agentKeyHandle = agentKeyHandle;

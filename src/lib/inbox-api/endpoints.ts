@@ -32,6 +32,7 @@ import type {
 	SessionInfo,
 	StoredMessagePage,
 	TeamMember,
+	Availability,
 	Trust
 } from './records';
 import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from './roster';
@@ -115,6 +116,7 @@ export const INBOX_API = {
 		'/api/message-authors'
 	),
 	getTeam: endpoint<{ data: TeamMember[] }>()('GET', '/api/team'),
+	setAvailability: endpoint<{ availability: Availability }, { away?: boolean; idle?: boolean }>()('PUT', '/api/team/availability'),
 	listLabels: endpoint<{ data: Label[] }>()('GET', '/api/labels'),
 	listCannedReplies: endpoint<{ data: CannedReply[] }>()('GET', '/api/canned-replies'),
 	createCannedReply: endpoint<CannedReply, { scope: 'team' | 'personal'; shortcut: string; body: string }>()('POST', '/api/canned-replies'),

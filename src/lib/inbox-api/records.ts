@@ -66,13 +66,21 @@ export interface InboxSettings {
 	reinviteRewrap: RewrapApproval;
 	/** An unassigned conversation is assigned to the agent who replies first. */
 	assignOnFirstReply: boolean;
+	/** A conversation the customer writes to, unassigned, goes to the online agent with access whose turn it is. */
+	roundRobin: boolean;
+	/** The round-robin gives no agent more open conversations than this (0: no cap). */
+	roundRobinCap: number;
 }
+
+/** Whether an agent is there (§4 "Availability"). */
+export type Availability = 'online' | 'away' | 'offline';
 
 /** A team member as the inbox's pickers show them (§4 "Team"). */
 export interface TeamMember {
 	accountId: string;
 	displayName: string;
 	role: Role;
+	availability: Availability;
 }
 
 export type ConversationActivityKind = 'assigned' | 'unassigned' | 'resolved' | 'reopened' | 'snoozed';
@@ -82,7 +90,7 @@ export type TeamState = 'open' | 'resolved' | 'snoozed';
 
 /**
  * What the team did to a conversation (§4 `activity`): who assigned it to whom (`details.assigneeName`;
- * `details.automatic` when the first reply assigned it), who unassigned it; who resolved, reopened or
+ * `details.automatic` when a rule assigned it, `details.rule` which one), who unassigned it; who resolved, reopened or
  * snoozed it (`details.until`), and when it opened again by itself (`details.reason`, `actorName` null).
  */
 export interface ConversationActivity {
@@ -92,6 +100,8 @@ export interface ConversationActivity {
 	details: {
 		assigneeName?: string;
 		automatic?: boolean;
+		/** The rule of an automatic assignment (absent on lines written before the round-robin: the first reply). */
+		rule?: 'first_reply' | 'round_robin';
 		/** A snooze's end. */
 		until?: string;
 		/** Why it opened again by itself: the customer wrote, or the snooze ended. */

@@ -23,6 +23,8 @@ import { LiveHub } from './live/hub';
 import { errorText, serverLogger, type Logger } from './log';
 import { Maintenance } from './maintenance';
 import { startTeamClock } from './conversations/lifecycle';
+import { assignWaiting } from './conversations/round-robin';
+import { coalesce, type Coalesced } from './coalesce';
 import { SnoozeAlarm } from './conversations/snooze-alarm';
 import { convertPendingProfiles } from './conversations/pending-profiles';
 import { UpstreamClient } from './upstream/client';
@@ -56,6 +58,8 @@ export interface Inbox {
 	usage: UsageCounter;
 	/** Wakes snoozed conversations when their snooze ends. */
 	snoozes: SnoozeAlarm;
+	/** Gives waiting conversations to the agents whose turn it is (after a customer wrote or an agent came online). */
+	roundRobin: Coalesced;
 	/** The session of a cookie's token (cached a few seconds; see auth/session-cache.ts). */
 	session(token: string | undefined): Promise<Session | undefined>;
 	sessionCache: SessionCache;
@@ -139,12 +143,16 @@ function createWorkers(config: InboxConfig, { db, companyKeys, webhookSecrets }:
 		pollMs: Math.min(GRANT_POLL_MS, config.workLeaseMs)
 	});
 	const storeInvitationProfiles = () => convertPendingProfiles({ db, companyKeys, log }, new Date(now()));
+	const roundRobin = coalesce(async () => {
+		await assignWaiting(db, new Date(now())).catch((error) => log.warn('the round-robin could not assign', { reason: errorText(error) }));
+	});
 	const processor = new WebhookProcessor({
 		db,
 		now,
 		log,
 		leaseMs: config.workLeaseMs,
 		wakeRewraps: () => rewraps.wake(),
+		customersWrote: () => roundRobin.trigger(),
 		conversationStarted: () =>
 			void storeInvitationProfiles().catch((error) => log.warn('profiles not stored', { reason: errorText(error) }))
 	});
@@ -156,20 +164,23 @@ function createWorkers(config: InboxConfig, { db, companyKeys, webhookSecrets }:
 		log,
 		onStored: () => processor.wake()
 	});
-	return { upstream, rewraps, grants, processor, receiver, storeInvitationProfiles };
+	return { upstream, rewraps, grants, processor, receiver, storeInvitationProfiles, roundRobin };
 }
 
-/** The periodic work every process runs: retention, snoozes that end (on time), profiles written with an invitation. */
+/**
+ * The periodic work every process runs: retention, snoozes that end (on time), profiles written with an
+ * invitation, conversations the round-robin could not give anyone yet.
+ */
 function startHousekeeping(
 	db: Database,
 	loginThrottle: LoginThrottle,
-	storeInvitationProfiles: () => Promise<unknown>,
+	teamTasks: { storeInvitationProfiles: () => Promise<unknown>; roundRobin: Coalesced },
 	log: Logger,
 	now: () => number
 ) {
 	const maintenance = new Maintenance({ db, log, now, pruneLoginAttempts: (at) => loginThrottle.prune(at) });
 	maintenance.start();
-	const teamClock = startTeamClock([storeInvitationProfiles], log);
+	const teamClock = startTeamClock([teamTasks.storeInvitationProfiles, async () => teamTasks.roundRobin.trigger()], log);
 	const snoozes = new SnoozeAlarm({ db, log, now });
 	snoozes.start();
 	return {
@@ -190,7 +201,8 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 	const { db, keyFiles, companyKeys, webhookSecrets } = foundation;
 	const hub = new LiveHub(db, log);
 	await hub.start();
-	const { upstream, rewraps, grants, processor, receiver, storeInvitationProfiles } = createWorkers(config, foundation, hub, log, now);
+	const workers = createWorkers(config, foundation, hub, log, now);
+	const { upstream, rewraps, grants, processor, receiver, roundRobin } = workers;
 	const sessions = await SessionResolver.start(db, now);
 	if (config.webhookProcessing) {
 		processor.start();
@@ -198,7 +210,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		grants.start();
 	}
 	const loginThrottle = new LoginThrottle(db);
-	const housekeeping = startHousekeeping(db, loginThrottle, storeInvitationProfiles, log, now);
+	const housekeeping = startHousekeeping(db, loginThrottle, workers, log, now);
 	const metricsServer = config.metrics.port ? await startMetricsServer(config.metrics.port, config.metrics.host, log) : null;
 	const passwords = new PasswordHasher();
 
@@ -234,6 +246,7 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 		loginThrottle,
 		usage: new UsageCounter(db, config.caps),
 		snoozes: housekeeping.snoozes,
+		roundRobin,
 		session: (token) => sessions.resolve(token),
 		sessionCache: sessions.cache,
 		companyKeys,
@@ -254,11 +267,16 @@ export async function startInbox(config: InboxConfig, options: { log?: Logger; n
 				await db.close();
 			})())
 	};
+	observeInbox(inbox);
+	return inbox;
+}
+
+/** The gauges read at each scrape (metrics.ts). */
+function observeInbox(inbox: Inbox): void {
 	observe({
-		queue: () => pendingQueue(db, new Date(now())),
-		grantJobs: () => runningGrantProgress(db),
-		liveStreams: () => hub.streamCount,
+		queue: () => pendingQueue(inbox.db, new Date(inbox.now())),
+		grantJobs: () => runningGrantProgress(inbox.db),
+		liveStreams: () => inbox.hub.streamCount,
 		unreadyReasons: async () => (await readiness(inbox)).reasons
 	});
-	return inbox;
 }

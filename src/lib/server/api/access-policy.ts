@@ -47,6 +47,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 	'/api/agent-key': { PUT: 'session' },
 	'/api/company': { GET: 'session' },
 	'/api/team': { GET: 'session' },
+	'/api/team/availability': { PUT: 'rosterAgent' },
 	'/api/events': { GET: 'session' },
 	'/api/demo/key-backup': { GET: 'session' },
 	'/api/conversations': { GET: 'session' },

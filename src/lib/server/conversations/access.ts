@@ -12,11 +12,14 @@ import type { Account } from '../db/accounts';
 import type { Queryable } from '../db/database';
 import { errorText } from '../log';
 
-/** The latest roster holds the account's key (id and public key). */
-const IN_LATEST_ROSTER = `exists (
-	select 1 from roster_versions r, jsonb_array_elements(r.agents) a
+/** SQL: the latest roster holds the key `keyId` with `publicKey` (two SQL expressions). */
+export const inLatestRoster = (keyId: string, publicKey: string): string => `exists (
+	select 1 from roster_versions r, jsonb_array_elements(r.agents) entry
 	where r.roster_version = (select max(roster_version) from roster_versions)
-	  and a ->> 'agentKeyId' = $1 and a ->> 'publicKey' = $2)`;
+	  and entry ->> 'agentKeyId' = ${keyId} and entry ->> 'publicKey' = ${publicKey})`;
+
+/** The latest roster holds the account's key (id and public key). */
+const IN_LATEST_ROSTER = inLatestRoster('$1', '$2');
 
 export async function isRosterAgent(db: Queryable, account: Account): Promise<boolean> {
 	if (account.disabledAt) return false;

@@ -74,7 +74,7 @@ describe('who owns a conversation (docs/inbox-api.md §4 "Assignment")', () => {
 		await assignOnFirstReply(db, ada, 'conv_1', now);
 		expect(await assignee()).toBe(grace.accountId);
 		expect(await db.query("select kind, details from conversation_activity where conversation_id = 'conv_1'")).toEqual([
-			{ kind: 'assigned', details: { assigneeName: 'Grace', automatic: true } }
+			{ kind: 'assigned', details: { assigneeName: 'Grace', automatic: true, rule: 'first_reply' } }
 		]);
 	});
 });

@@ -13,11 +13,14 @@ import { readSettings } from '../db/settings';
 import type { StoreDeps } from '../deps';
 import { hasConversationAccess } from './access';
 
+/** Which automatic assignment chose the assignee: the first reply's sender, or the round-robin's turn. */
+export type AutomaticRule = 'first_reply' | 'round_robin';
+
 /** Sets the assignee inside `tx` (the conversation is locked); false when nothing changed. */
-async function setAssignee(
+export async function setAssignee(
 	tx: Queryable,
 	conversationId: string,
-	change: { actor: Account; assignee: Account | null; automatic?: boolean; onlyIfUnassigned?: boolean },
+	change: { actor: Account | null; assignee: Account | null; automatic?: AutomaticRule; onlyIfUnassigned?: boolean },
 	now: Date
 ): Promise<boolean> {
 	const [row] = await tx.query<{ assignee_id: string | null; assignee_name: string | null }>(
@@ -40,7 +43,10 @@ async function setAssignee(
 					conversationId,
 					kind: 'assigned',
 					actor: change.actor,
-					details: { assigneeName: change.assignee.displayName, ...(change.automatic ? { automatic: true } : {}) }
+					details: {
+						assigneeName: change.assignee.displayName,
+						...(change.automatic ? { automatic: true, rule: change.automatic } : {})
+					}
 				}
 			: { conversationId, kind: 'unassigned', actor: change.actor, details: row.assignee_name ? { assigneeName: row.assignee_name } : {} },
 		now
@@ -76,5 +82,5 @@ export async function assignConversation(
 /** With the team's `assignOnFirstReply`, a reply to an unassigned conversation assigns it to its sender. */
 export async function assignOnFirstReply(tx: Queryable, sender: Account, conversationId: string, now: Date): Promise<void> {
 	if (!(await readSettings(tx)).assignOnFirstReply) return;
-	await setAssignee(tx, conversationId, { actor: sender, assignee: sender, automatic: true, onlyIfUnassigned: true }, now);
+	await setAssignee(tx, conversationId, { actor: sender, assignee: sender, automatic: 'first_reply', onlyIfUnassigned: true }, now);
 }

@@ -23,6 +23,7 @@ export type LiveEventType =
 	| 'note.created'
 	| 'presence'
 	| 'labels.changed'
+	| 'team.changed'
 	| 'grant.progress';
 
 export interface LiveEvent {

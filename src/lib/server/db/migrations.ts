@@ -574,5 +574,25 @@ alter table sessions add column tabs_closed_at timestamptz;
 -- any history size (docs/inbox-api.md §4 "Cost of a page").
 create index conversation_messages_unread on conversation_messages (conversation_id, seq) where sender_type = 'user';
 `
+	},
+	{
+		version: 26,
+		name: 'agent availability and round-robin turns',
+		sql: `
+-- What an agent says of themselves (conversations/availability.ts): away by choice, or idle (the page's
+-- idle lock); offline is no fresh live stream. The turn of each agent's last automatic assignment orders
+-- the round-robin (conversations/round-robin.ts), shared by every process: a sequence, not a time, so
+-- two assignments in the same millisecond still take turns.
+create table agent_availability (
+	account_id text primary key references accounts (account_id) on delete cascade,
+	away_by_choice boolean not null default false,
+	idle boolean not null default false,
+	changed_at timestamptz not null,
+	last_turn bigint
+);
+create sequence round_robin_turns;
+-- Conversations waiting for an automatic assignee, found without reading the others.
+create index conversations_unassigned_open on conversations (last_activity_at) where assignee_id is null and team_state = 'open';
+`
 	}
 ];

@@ -13,7 +13,12 @@ import type { Queryable } from './database';
  */
 export const REWRAP_APPROVALS: readonly RewrapApproval[] = ['automatic', 'second_person'];
 
-export const DEFAULT_SETTINGS: InboxSettings = { reinviteRewrap: 'second_person', assignOnFirstReply: false };
+export const DEFAULT_SETTINGS: InboxSettings = {
+	reinviteRewrap: 'second_person',
+	assignOnFirstReply: false,
+	roundRobin: false,
+	roundRobinCap: 0
+};
 
 /** Each setting's rule: a value is stored and read back only when its rule accepts it. */
 const SETTING_RULES: { [name in keyof InboxSettings]: { accepts: (value: unknown) => boolean; expected: string } } = {
@@ -21,7 +26,12 @@ const SETTING_RULES: { [name in keyof InboxSettings]: { accepts: (value: unknown
 		accepts: (value) => REWRAP_APPROVALS.includes(value as RewrapApproval),
 		expected: `one of ${REWRAP_APPROVALS.join(', ')}`
 	},
-	assignOnFirstReply: { accepts: (value) => typeof value === 'boolean', expected: 'true or false' }
+	assignOnFirstReply: { accepts: (value) => typeof value === 'boolean', expected: 'true or false' },
+	roundRobin: { accepts: (value) => typeof value === 'boolean', expected: 'true or false' },
+	roundRobinCap: {
+		accepts: (value) => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 10_000,
+		expected: 'a whole number from 0 (no cap) to 10000'
+	}
 };
 
 const isSettingName = (name: string): name is keyof InboxSettings => Object.hasOwn(SETTING_RULES, name);

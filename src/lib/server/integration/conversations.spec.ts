@@ -150,7 +150,12 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 		expect((await agent.patch('/api/admin/settings', { reinviteRewrap: 'automatic' })).body.error.code).toBe('FORBIDDEN');
 		expect((await admin.patch('/api/admin/settings', { reinviteRewrap: 'never' })).body.error.code).toBe('INVALID_REQUEST');
 		expect((await admin.patch('/api/admin/settings', { other: true })).status).toBe(400);
-		expect((await admin.get('/api/admin/settings')).body).toEqual({ reinviteRewrap: 'second_person', assignOnFirstReply: false });
+		expect((await admin.get('/api/admin/settings')).body).toEqual({
+			reinviteRewrap: 'second_person',
+			assignOnFirstReply: false,
+			roundRobin: false,
+			roundRobinCap: 0
+		});
 		await withPolicy(admin, 'automatic', async () => {
 			const invited = await admin.post('/api/invites', {});
 			const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });

@@ -43,14 +43,28 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		const [graceId, alanId, adaId] = [await accountOf(grace), await accountOf(alan), await accountOf(ada)];
 
 		const team = (await ada.get('/api/team')).body.data;
+		// nobody has a tab open yet: everyone is offline (ยง4 "Availability")
 		expect(team).toEqual([
-			{ accountId: adaId, displayName: 'Ada Agent', role: 'agent' },
-			{ accountId: alanId, displayName: 'Alan Admin', role: 'admin' },
-			{ accountId: graceId, displayName: 'Grace Admin', role: 'admin' }
+			{ accountId: adaId, displayName: 'Ada Agent', role: 'agent', availability: 'offline' },
+			{ accountId: alanId, displayName: 'Alan Admin', role: 'admin', availability: 'offline' },
+			{ accountId: graceId, displayName: 'Grace Admin', role: 'admin', availability: 'offline' }
 		]);
 
 		const events = await alan.events();
 		await events.waitFor((event) => event.event === 'ready');
+		const availabilityOf = async (accountId: string) =>
+			(await ada.get('/api/team')).body.data.find((member: { accountId: string }) => member.accountId === accountId).availability;
+		expect(await availabilityOf(alanId)).toBe('online');
+		// away by choice, then back; the change reaches the open inboxes
+		expect((await alan.put('/api/team/availability', { away: true })).body).toEqual({ availability: 'away' });
+		await events.waitFor((event) => event.event === 'team.changed');
+		expect(await availabilityOf(alanId)).toBe('away');
+		expect((await alan.put('/api/team/availability', { away: false })).body).toEqual({ availability: 'online' });
+		for (const body of [{}, { away: 'yes' }, { away: true, mood: 'fine' }])
+			expect((await alan.put('/api/team/availability', body)).body.error.code).toBe('INVALID_REQUEST');
+		// an account outside the roster has no availability to set (it gets no work)
+		expect((await ada.put('/api/team/availability', { away: true })).body.error.code).toBe('NOT_IN_ROSTER');
+		expect(await availabilityOf(alanId)).toBe('online');
 		const mine = await grace.put(`/api/conversations/${id}/assignee`, { accountId: graceId });
 		expect(mine.body.assignee).toEqual({ accountId: graceId, displayName: 'Grace Admin' });
 		const seen = await events.waitFor(
@@ -113,7 +127,7 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		expect(assigned.activity.at(-1)).toMatchObject({
 			kind: 'assigned',
 			actorName: 'Alan Admin',
-			details: { assigneeName: 'Alan Admin', automatic: true }
+			details: { assigneeName: 'Alan Admin', automatic: true, rule: 'first_reply' }
 		});
 		await grace.patch('/api/admin/settings', { assignOnFirstReply: false });
 	});

@@ -45,6 +45,8 @@ export interface ProcessorOptions {
 	wakeRewraps: () => void;
 	/** A conversation started (the profiles written with its invitation can be stored). */
 	conversationStarted?: () => void;
+	/** A batch of events was applied: customers may have written to conversations nobody has yet. */
+	customersWrote?: () => void;
 	batchSize?: number;
 	/** How long a claim holds without renewal (default DEFAULT_LEASE_MS); renewed every third of it while the batch is worked on. */
 	leaseMs?: number;
@@ -168,6 +170,7 @@ export class WebhookProcessor {
 			return events.length;
 		} finally {
 			stopRenewing();
+			this.options.customersWrote?.();
 			// Stopping: what was claimed and not processed is given back for another process to take at once.
 			if (lease && this.stopped) await releaseLease(db, seqs, lease.token).catch(() => undefined);
 		}
