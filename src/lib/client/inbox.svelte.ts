@@ -41,8 +41,7 @@ export class InboxState {
 	labels = $state.raw<Label[]>([]);
 	/** The team's names, for the assignment pickers and the admins' view by agent. */
 	team = $state.raw<TeamMember[]>([]);
-	/** The account is an admin or an agent of the latest roster (set at start). */
-	private rosterAgent = false;
+	private started = false;
 	readonly live: LiveEvents;
 	readonly authors = new MessageAuthors();
 	/** Full-text search over what this agent decrypted (docs/search.md); a new one at each unlock. */
@@ -88,6 +87,8 @@ export class InboxState {
 				void this.conversations.load().then(() => this.threadTakesListView());
 				this.loadLabels();
 				this.loadCannedReplies();
+				this.loadTeam();
+				if (this.#locked !== null) this.sayLocked(this.#locked);
 				void this.thread?.catchUp().catch(() => undefined);
 				void this.thread?.loadNotes();
 			},
@@ -100,7 +101,7 @@ export class InboxState {
 	 * between the two is replayed, not lost (without a list, the stream starts from now).
 	 */
 	start({ rosterAgent }: { rosterAgent: boolean }): void {
-		this.rosterAgent = rosterAgent;
+		this.started = true;
 		if (this.#locked !== null) this.sayLocked(this.#locked);
 		let liveStarted = false;
 		const startLive = (afterEventId?: number) => {
@@ -150,12 +151,15 @@ export class InboxState {
 	#locked: boolean | null = null;
 	#lockedSaid: boolean | null = null;
 
-	/** A roster agent whose key is locked (idle, or by Lock) is away until they unlock (§4 "Availability"). */
+	/**
+	 * An agent whose key is locked (idle, or by Lock) is away until they unlock (§4 "Availability"). The
+	 * server refuses an account outside the roster, which gets no work: said again when a roster takes it in.
+	 */
 	private sayLocked(locked: boolean): void {
 		this.#locked = locked;
-		if (!this.rosterAgent || this.#lockedSaid === locked) return;
+		if (!this.started || this.#lockedSaid === locked) return;
 		this.#lockedSaid = locked;
-		void setAvailability({ idle: locked }).catch(() => undefined);
+		void setAvailability({ idle: locked }).catch(() => (this.#lockedSaid = null));
 	}
 
 	/** The agent says they are away, or back (§4 "Availability"). */
