@@ -574,5 +574,23 @@ alter table sessions add column tabs_closed_at timestamptz;
 -- any history size (docs/inbox-api.md §4 "Cost of a page").
 create index conversation_messages_unread on conversation_messages (conversation_id, seq) where sender_type = 'user';
 `
+	},
+	{
+		version: 26,
+		name: 'who each private note mentions, and whether they saw it',
+		sql: `
+-- The accounts a private note mentions (src/lib/server/conversations/mentions.ts): ids the writer's browser
+-- sends beside the sealed note, each checked to be someone who can read the conversation; the note's
+-- words stay ciphertext. read_at: when the mentioned account opened the conversation after it (null: unread).
+create table note_mentions (
+	note_id text not null references conversation_notes (note_id) on delete cascade,
+	account_id text not null references accounts (account_id) on delete cascade,
+	conversation_id text not null,
+	created_at timestamptz not null,
+	read_at timestamptz,
+	primary key (note_id, account_id)
+);
+create index note_mentions_by_account on note_mentions (account_id, conversation_id);
+`
 	}
 ];
