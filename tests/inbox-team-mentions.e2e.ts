@@ -25,6 +25,8 @@ test('a note mentions an agent: only they are told, without its words, and their
 	browser,
 	inbox
 }) => {
+	// three agents, each making a key in a browser of their own before anything is mentioned
+	test.slow();
 	const ada = await notifiedAgent(browser, inbox, 'ada');
 	const ben = await notifiedAgent(browser, inbox, 'ben');
 	const cy = await notifiedAgent(browser, inbox, 'cy');
