@@ -4,6 +4,7 @@
  */
 import type { Page } from '@playwright/test';
 import { rawRecords } from './support/indexeddb';
+import { notified as notifiedIn, recordNotifications } from './support/recorded-notifications';
 import { expect, openConversation, readyAgent, screenshot, signIn, test, opensUnlocked, unlock } from './support/inbox-e2e';
 
 /** Every value of the account's drafts store, as raw IndexedDB gives it, serialized. */
@@ -66,39 +67,12 @@ test('a draft stays with its conversation across switching and reloading, sealed
 	expect(await rawDrafts(page, agent.accountId)).toBe('[]');
 });
 
-/** What the page asked the browser to notify and play, recorded around the real APIs. */
-declare global {
-	interface Window {
-		notified: Array<{ title: string; body: string; tag: string; notification: Notification }>;
-		tones: number;
-	}
-}
-
 test('the tab counts unread conversations; opted-in notifications and sound tell of new ones without their content', async ({
 	page,
 	context,
 	inbox
 }) => {
-	await context.grantPermissions(['notifications'], { origin: inbox.url });
-	await page.addInitScript(() => {
-		const Real = window.Notification;
-		window.notified = [];
-		window.tones = 0;
-		class Recorded extends Real {
-			constructor(title: string, options: NotificationOptions = {}) {
-				super(title, options);
-				window.notified.push({ title, body: options.body ?? '', tag: options.tag ?? '', notification: this });
-			}
-		}
-		Object.defineProperty(Recorded, 'permission', { get: () => Real.permission });
-		Object.defineProperty(Recorded, 'requestPermission', { value: () => Real.requestPermission() });
-		window.Notification = Recorded;
-		const createOscillator = AudioContext.prototype.createOscillator;
-		AudioContext.prototype.createOscillator = function (this: AudioContext) {
-			window.tones++;
-			return createOscillator.call(this);
-		};
-	});
+	await recordNotifications(page, context, inbox.url);
 	const agent = await readyAgent(page, inbox, 'notified');
 	// earlier tests on this stack may have left unread conversations: count from here
 	await expect(page).toHaveTitle(/^(\(\d+\) )?Inbox$/);
@@ -114,7 +88,7 @@ test('the tab counts unread conversations; opted-in notifications and sound tell
 
 	const invitation = await inbox.invite(agent);
 	const customer = await inbox.customer(invitation);
-	const notified = () => page.evaluate(() => window.notified.map(({ title, body, tag }) => ({ title, body, tag })));
+	const notified = () => notifiedIn(page);
 	await expect.poll(notified).toContainEqual({
 		title: 'New conversation',
 		body: 'A customer started a conversation. Open the inbox to read it.',

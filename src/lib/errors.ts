@@ -73,7 +73,9 @@ const INBOX_STATUS = {
 	/** The account is neither an admin nor an agent whose key is in the latest verified roster (docs/inbox-api.md §1 "Access"). */
 	NOT_IN_ROSTER: 403,
 	/** The team's policy wants someone other than the person who re-invited to approve the rewrap. */
-	SECOND_PERSON_REQUIRED: 403
+	SECOND_PERSON_REQUIRED: 403,
+	/** A note mentions an account that is not an enabled agent (or admin) who can read its conversation, or its own writer. */
+	MENTION_NOT_ALLOWED: 409
 } as const;
 
 /**

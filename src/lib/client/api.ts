@@ -40,8 +40,17 @@ export const setAssignee = (conversationId: string, accountId: string | null) =>
 /** The conversation's private notes, as ciphertext (docs/inbox-api.md §4 "Notes"). */
 export const listNotes = (conversationId: string) => call(API.listNotes, { params: { conversationId } });
 
-export const addNote = (conversationId: string, envelope: PrivateEnvelope) =>
-	call(API.addNote, { params: { conversationId }, body: { envelope } });
+export const addNote = (conversationId: string, envelope: PrivateEnvelope, mentions: string[]) =>
+	call(API.addNote, { params: { conversationId }, body: { envelope, mentions } });
+
+/** Who can read the conversation: whom a note there may mention (docs/inbox-api.md §4 "Mentions"). */
+export const listReaders = (conversationId: string) => call(API.listReaders, { params: { conversationId } });
+
+/** The conversations where a note mentioned this agent. */
+export const listMentions = () => call(API.listMentions);
+
+/** This agent opened the conversation: its mentions there are read. */
+export const readMentions = (conversationId: string) => call(API.readMentions, { params: { conversationId }, body: {} });
 
 /** Saves the customer's profile over `version` (0: none yet); `409 STATE_CONFLICT` when someone saved meanwhile. */
 export const saveProfile = (conversationId: string, envelope: PrivateEnvelope, version: number) =>

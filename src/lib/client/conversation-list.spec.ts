@@ -135,6 +135,15 @@ describe('assignment views (docs/inbox-api.md §4 "Assignment")', () => {
 		).toEqual(['c4']);
 	});
 
+	it('shows the conversations where a note mentioned this agent (docs/inbox-api.md §4 "Mentions"), with the other filters on top', () => {
+		const mentioned = new Set(['c2', 'c5']);
+		const filter = (status: 'all' | 'closed') =>
+			ids(filterConversations(list, { assignment: 'mentions', mentioned, status, unreadOnly: false, search: '' }, new Map()));
+		expect(filter('all')).toEqual(['c2', 'c5']);
+		expect(filter('closed')).toEqual(['c5']);
+		expect(ids(filterConversations(list, { assignment: 'mentions', status: 'all', unreadOnly: false, search: '' }, new Map()))).toEqual([]);
+	});
+
 	it('counts the open conversations of each view', () => {
 		expect(countAssignments(list, 'acc_ada')).toEqual({ mine: 1, unassigned: 1, all: 3, byAgent: { acc_ada: 1, acc_ben: 1 } });
 		expect(countAssignments(list, 'acc_ben').mine).toBe(1);

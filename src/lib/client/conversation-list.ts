@@ -1,6 +1,6 @@
 /**
  * The conversation list's pure logic: the order (last activity first), the assignment views (mine,
- * unassigned, all, one agent's), filters by status and unread, search, per-filter counts, and inserting one changed conversation into a
+ * unassigned, all, one agent's, mentions), filters by status and unread, search, per-filter counts, and inserting one changed conversation into a
  * sorted list of 10,000 without sorting it again.
  */
 import type { ConversationView, ConversationStatus } from './types';
@@ -36,11 +36,23 @@ export function mergeSorted(list: readonly ConversationView[], page: readonly Co
 	return [...byId.values()].sort(compareConversations);
 }
 
-/** Whose conversations the list shows: this agent's, nobody's, everyone's, or one agent's (`agent:` + account id). */
-export type AssignmentView = 'mine' | 'unassigned' | 'all' | `agent:${string}`;
+/** No conversation mentions this agent. */
+export const NO_MENTIONS: ReadonlySet<string> = new Set();
 
-export function inAssignmentView(item: ConversationView, view: AssignmentView, myAccountId: string): boolean {
+/**
+ * Whose conversations the list shows: this agent's, nobody's, everyone's, one agent's (`agent:` + account
+ * id), or those where a note mentioned this agent (docs/inbox-api.md §4 "Mentions").
+ */
+export type AssignmentView = 'mine' | 'unassigned' | 'all' | 'mentions' | `agent:${string}`;
+
+export function inAssignmentView(
+	item: ConversationView,
+	view: AssignmentView,
+	myAccountId: string,
+	mentioned: ReadonlySet<string> = NO_MENTIONS
+): boolean {
 	if (view === 'all') return true;
+	if (view === 'mentions') return mentioned.has(item.conversationId);
 	if (view === 'unassigned') return item.assignee === null;
 	const accountId = view === 'mine' ? myAccountId : view.slice('agent:'.length);
 	return item.assignee?.accountId === accountId;
@@ -83,6 +95,8 @@ export interface ListFilter {
 	assignment?: AssignmentView;
 	/** Who `mine` is. */
 	myAccountId?: string;
+	/** The conversations where a note mentioned this agent, for `mentions`. */
+	mentioned?: ReadonlySet<string>;
 	status: StatusFilter;
 	unreadOnly: boolean;
 	/** Matched against the id, the customer's name and the text previews seen in this session. */
@@ -102,7 +116,7 @@ export function filterConversations(
 	return list.filter((item) => {
 		if (filter.lifecycle && item.teamState !== filter.lifecycle) return false;
 		if (filter.label && !item.labels?.includes(filter.label)) return false;
-		if (!inAssignmentView(item, assignment, filter.myAccountId ?? '')) return false;
+		if (!inAssignmentView(item, assignment, filter.myAccountId ?? '', filter.mentioned)) return false;
 		if (filter.status !== 'all' && item.status !== filter.status) return false;
 		if (filter.unreadOnly && item.unreadCount === 0) return false;
 		if (needle === '') return true;

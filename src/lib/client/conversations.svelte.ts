@@ -13,6 +13,7 @@ import {
 	filterConversations,
 	mergeSorted,
 	upsertSorted,
+	NO_MENTIONS,
 	NO_PREVIEWS,
 	withPreview,
 	type AssignmentCounts,
@@ -38,6 +39,8 @@ export class ConversationStore {
 	#error = $state<unknown>(null);
 	/** Who "Mine" is. */
 	#myAccountId = '';
+	/** Where a note mentioned them. */
+	#mentioned: () => ReadonlySet<string> = () => NO_MENTIONS;
 	/** The list's filters, bound by the page. */
 	lifecycle = $state<LifecycleFilter>('open');
 	/** A label id, or '' for any. */
@@ -55,6 +58,7 @@ export class ConversationStore {
 				label: this.label || undefined,
 				assignment: this.assignment,
 				myAccountId: this.#myAccountId,
+				mentioned: this.#mentioned(),
 				status: this.status,
 				unreadOnly: this.unreadOnly,
 				search: this.search
@@ -69,9 +73,10 @@ export class ConversationStore {
 	/** Open conversations in each assignment view, live. */
 	readonly assignmentCounts: AssignmentCounts = $derived(countAssignments(this.#items, this.#myAccountId));
 
-	/** `myAccountId` is who "Mine" is. */
-	constructor(myAccountId = '') {
+	/** `myAccountId` is who "Mine" is; `mentioned`, where a note mentioned them (read live, for the Mentions view). */
+	constructor(myAccountId = '', mentioned?: () => ReadonlySet<string>) {
 		this.#myAccountId = myAccountId;
+		if (mentioned) this.#mentioned = mentioned;
 	}
 
 	/** Sorted by last activity; replaced, never mutated, so 10,000 rows stay cheap to track. */

@@ -35,6 +35,8 @@ const handlers = (): LiveHandlers => ({
 	message: vi.fn(),
 	read: vi.fn(),
 	note: vi.fn(),
+	mention: vi.fn(),
+	mentionRead: vi.fn(),
 	labels: vi.fn(),
 	team: vi.fn(),
 	presence: vi.fn(),
@@ -103,5 +105,17 @@ describe('the live stream watchdog (docs/inbox-api.md §7, §11 "Connection and 
 		live.stop();
 		await vi.advanceTimersByTimeAsync(120_000);
 		expect([live.status, ScriptedSource.opened.length]).toEqual(['stopped', 1]);
+	});
+
+	it('passes a mention and its read mark on to their handlers', () => {
+		const given = handlers();
+		const live = new LiveEvents(given);
+		live.start();
+		const mention = { conversationId: 'c1', noteId: 'note_1', accountId: 'acc_me', authorName: 'Ana', createdAt: '2026-11-24T10:00:00Z' };
+		ScriptedSource.opened[0].send('mention.created', mention, '5');
+		ScriptedSource.opened[0].send('mention.read', { conversationId: 'c1', accountId: 'acc_me' }, '6');
+		expect(given.mention).toHaveBeenCalledWith(mention);
+		expect(given.mentionRead).toHaveBeenCalledWith('c1');
+		live.stop();
 	});
 });

@@ -7,7 +7,7 @@
  */
 import { getSession } from './api';
 import { connectivity, type LiveStatus } from './connectivity.svelte';
-import type { ConversationNote } from '../inbox-api/records';
+import type { ConversationNote, MentionEvent } from '../inbox-api/records';
 import type { PresenceEvent } from './presence';
 import type { ConversationView, StoredMessage } from './types';
 
@@ -17,6 +17,10 @@ export interface LiveHandlers {
 	read(conversationId: string, upToMessageId: string): void;
 	/** An agent added a private note (ciphertext). */
 	note(conversationId: string, note: ConversationNote): void;
+	/** A note mentioned this agent (sent to it alone). */
+	mention(event: MentionEvent): void;
+	/** This agent read its mentions of a conversation, maybe in another tab. */
+	mentionRead(conversationId: string): void;
 	/** An admin changed the team's labels. */
 	labels(): void;
 	/** Someone's availability changed (§4 "Availability"). */
@@ -108,6 +112,8 @@ export class LiveEvents {
 			const event = data as { conversationId: string; note: ConversationNote };
 			this.handlers.note(event.conversationId, event.note);
 		});
+		on('mention.created', (data) => this.handlers.mention(data as MentionEvent));
+		on('mention.read', (data) => this.handlers.mentionRead((data as { conversationId: string }).conversationId));
 		on('presence', (data) => this.handlers.presence(data as PresenceEvent));
 		on('labels.changed', () => this.handlers.labels());
 		on('team.changed', () => this.handlers.team());

@@ -1,7 +1,8 @@
 /**
  * The signed-in inbox: the conversation list, the live connection that
  * keeps it current, the thread on screen, previews of new messages and customers' names decrypted in
- * the worker, who sent each reply, the team's names, labels and canned replies, and message search.
+ * the worker, who sent each reply, the team's names, labels and canned replies, where notes mentioned
+ * this agent, and message search.
  * Created when the key is unlocked and stopped on sign-out. A lock forgets every plaintext but keeps
  * the list and the live connection (docs/crypto-worker.md "Unlock once per browser session"): ids,
  * times and unread counts keep arriving, and the next unlock decrypts again.
@@ -20,8 +21,9 @@ import { parseProfileText } from './profile';
 import { v1Call } from './proxy';
 import { ThreadStore } from './thread.svelte';
 import type { ConversationView, StoredMessage, TeamMember } from './types';
-import type { CannedReply, Label } from '../inbox-api/records';
-import { conversationAlert, messageAlert, type Alert } from './notifications';
+import type { CannedReply, Label, MentionEvent } from '../inbox-api/records';
+import { conversationAlert, mentionAlert, messageAlert, type Alert } from './notifications';
+import { MentionStore } from './mention-store.svelte';
 import type { DraftStorage } from './drafts';
 import { Outbox } from './outbox';
 import { sendPending } from './thread-sender';
@@ -34,6 +36,8 @@ const PREFETCHED_PREVIEWS = 30;
 const PREVIEW_REQUESTS_AT_ONCE = 3;
 
 export class InboxState {
+	/** Where notes mentioned this agent (docs/inbox-api.md §4 "Mentions"). */
+	readonly mentions = new MentionStore();
 	readonly conversations: ConversationStore;
 	/** The team's canned replies and this agent's own (docs/inbox-api.md §4 "Canned replies"). */
 	cannedReplies = $state.raw<CannedReply[]>([]);
@@ -64,7 +68,7 @@ export class InboxState {
 		private readonly accountId: string
 	) {
 		this.agentKeyHandle = agentKeyHandle;
-		this.conversations = new ConversationStore(accountId);
+		this.conversations = new ConversationStore(accountId, () => this.mentions.conversationIds);
 		this.outbox = new Outbox(accountId);
 		this.search = $state.raw(new MessageSearch(crypto, agentKeyHandle));
 		this.live = new LiveEvents({
@@ -78,6 +82,8 @@ export class InboxState {
 			note: (conversationId, note) => {
 				if (this.thread?.conversationId === conversationId) void this.thread.receiveNote(note).catch(() => undefined);
 			},
+			mention: (event) => this.mentionArrived(event),
+			mentionRead: (conversationId) => this.mentions.readElsewhere(conversationId),
 			read: (conversationId, upTo) => {
 				if (this.thread?.conversationId === conversationId) this.thread.customerRead(upTo);
 			},
@@ -89,6 +95,7 @@ export class InboxState {
 				this.loadCannedReplies();
 				this.loadTeam();
 				if (this.#locked !== null) this.sayLocked(this.#locked);
+				this.loadMentions();
 				void this.thread?.catchUp().catch(() => undefined);
 				void this.thread?.loadNotes();
 			},
@@ -116,6 +123,7 @@ export class InboxState {
 			.then(() => this.search.indexHistory(this.conversations.items))
 			.catch(() => undefined);
 		this.loadTeam();
+		this.loadMentions();
 		// the team's labels and canned replies are for the roster's agents: another account waits for the resync
 		// that comes when a roster takes its key in, rather than being refused now
 		if (rosterAgent) {
@@ -168,6 +176,24 @@ export class InboxState {
 		this.loadTeam();
 	}
 
+	/** Reads this agent's mentions; the conversation on screen was opened after them, so its mentions are read. */
+	private loadMentions(): void {
+		void this.mentions
+			.load()
+			.then(() => this.thread && this.mentions.open(this.thread.conversationId))
+			.catch(() => undefined);
+	}
+
+	/** A note mentioned this agent: read at once when its conversation is on screen, else told as the agent chose. */
+	private mentionArrived(event: MentionEvent): void {
+		this.mentions.mentioned(event);
+		if (this.thread?.conversationId === event.conversationId && document.visibilityState === 'visible') {
+			void this.mentions.open(event.conversationId).catch(() => undefined);
+			return;
+		}
+		this.raise(mentionAlert(event));
+	}
+
 	private loadLabels(): void {
 		void listLabels()
 			.then(({ data }) => (this.labels = data))
@@ -210,6 +236,7 @@ export class InboxState {
 		this.live.stop();
 		this.closeThread(this.thread);
 		this.conversations.clear();
+		this.mentions.clear();
 		this.authors.clear();
 		this.namedVersions = {};
 	}
@@ -234,6 +261,7 @@ export class InboxState {
 		this.closeThread(this.thread);
 		this.thread = thread;
 		void thread.open();
+		void this.mentions.open(conversationId).catch(() => undefined);
 		return thread;
 	}
 

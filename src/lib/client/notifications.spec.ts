@@ -5,6 +5,7 @@ import {
 	conversationAlert,
 	faviconWithUnread,
 	loadNotificationSettings,
+	mentionAlert,
 	messageAlert,
 	saveNotificationSettings,
 	titleWithUnread
@@ -74,5 +75,11 @@ describe('notifications', () => {
 			body: 'Open the inbox to read it.'
 		});
 		expect(alertText({ kind: 'conversation', conversationId: 'conv_a' }).title).toBe('New conversation');
+	});
+
+	it('says who mentioned the agent, and nothing of the note', () => {
+		const alert = mentionAlert({ conversationId: 'conv_a', authorName: 'Ana' });
+		expect(alert).toEqual({ kind: 'mention', conversationId: 'conv_a', authorName: 'Ana' });
+		expect(alertText(alert)).toEqual({ title: 'Ana mentioned you', body: 'Ana mentioned you in a conversation' });
 	});
 });

@@ -1,9 +1,11 @@
 /**
  * Notifications (docs/inbox-api.md §11 "Notifications"): the unread count in the tab's title
  * and icon, and the agent's opt-in desktop notifications and sound for new conversations and customer
- * messages in Mine and Unassigned. A notification never carries plaintext: the text stays in the tab.
+ * messages in Mine and Unassigned, and for notes that mention the agent. A notification never carries
+ * plaintext: the text stays in the tab; a mention's says who wrote the note, never what.
  * Settings are per agent and per browser (the permission to notify is the browser's).
  */
+import type { MentionEvent } from '../inbox-api/records';
 import type { ConversationView, StoredMessage } from './types';
 
 export interface NotificationSettings {
@@ -53,11 +55,9 @@ export function faviconWithUnread(unread: number): string {
 	return `data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">${ICON}${badge}</svg>`)}`;
 }
 
-/** What deserves a notification: a conversation that started, or a customer's message. */
-export interface Alert {
-	kind: 'conversation' | 'message';
-	conversationId: string;
-}
+/** What deserves a notification: a conversation that started, a customer's message, or a note that mentions this agent. */
+export type Alert =
+	{ kind: 'conversation' | 'message'; conversationId: string } | { kind: 'mention'; conversationId: string; authorName: string };
 
 /** Mine and Unassigned: a conversation assigned to another agent is theirs to hear about. */
 export function concernsAgent(conversation: Pick<ConversationView, 'assignee'> | undefined, accountId: string): boolean {
@@ -84,9 +84,20 @@ export function conversationAlert(
 	return { kind: 'conversation', conversationId: after.conversationId };
 }
 
-/** The notification's words: content-free, the same for every customer. */
+/** A note mentioned this agent (`mention.created` comes to the mentioned account alone): who wrote it, never what. */
+export function mentionAlert(event: Pick<MentionEvent, 'conversationId' | 'authorName'>): Alert {
+	return { kind: 'mention', conversationId: event.conversationId, authorName: event.authorName };
+}
+
+/** The notification's words: content-free, the same for every customer; a mention names its writer only. */
 export function alertText(alert: Alert): { title: string; body: string } {
+	if (alert.kind === 'mention') return { title: `${alert.authorName} mentioned you`, body: mentionSentence(alert.authorName) };
 	return alert.kind === 'conversation'
 		? { title: 'New conversation', body: 'A customer started a conversation. Open the inbox to read it.' }
 		: { title: 'New message from a customer', body: 'Open the inbox to read it.' };
+}
+
+/** `Ana mentioned you in a conversation`: the in-app notice and the desktop notification say this, nothing of the note. */
+export function mentionSentence(authorName: string): string {
+	return `${authorName} mentioned you in a conversation`;
 }

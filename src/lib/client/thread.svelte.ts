@@ -20,13 +20,14 @@ import { ThreadSender } from './thread-sender';
 import { Outbox } from './outbox';
 import { filesToSend, stageFiles, type StagedFile } from './staging';
 import { Throttle } from './throttle';
-import { addNote, listNotes, postPresence, saveProfile } from './api';
+import { addNote, listNotes, listReaders, postPresence, saveProfile } from './api';
+import { mentionedIds } from './mentions';
 import { browserNow, typingEnded, withPresence, type PresenceEvent } from './presence';
 import { parseProfileText, profileText, type ProfileFields } from './profile';
 import { mergeNotes, toThreadNote, type ThreadNote } from './thread-notes';
 import type { ConversationNote } from '../inbox-api/records';
 import type { PrivateEnvelope, PrivateRecordKind } from '../crypto/private-record';
-import type { ConversationView, StoredMessage } from './types';
+import type { ConversationView, StoredMessage, TeamMember } from './types';
 
 const PAGE_SIZE = 50;
 /** The most messages a page of history holds (docs/contract-gaps.md, the messages' `limit`). */
@@ -82,6 +83,8 @@ export class ThreadStore {
 	#loadError = $state<string | null>(null);
 	#customerReadUpTo = $state<string | null>(null);
 	#notes = $state.raw<ThreadNote[]>([]);
+	/** Who can read this conversation, but this agent: whom a note may mention (docs/inbox-api.md §4 "Mentions"). */
+	#mentionable = $state.raw<TeamMember[]>([]);
 	#profile = $state.raw<DecryptedProfile | null>(null);
 	#presence = $state.raw<PresenceEvent[]>([]);
 	/** Who else replied since this thread was opened (sending asks first), or null. */
@@ -94,6 +97,8 @@ export class ThreadStore {
 	#viewingTimer: ReturnType<typeof setInterval> | undefined;
 	/** The private notes of the conversation, decrypted here, by time. */
 	readonly notes: readonly ThreadNote[] = $derived(this.#notes);
+	/** Whom a note here may mention: the conversation's readers but this agent, by name. */
+	readonly mentionable: readonly TeamMember[] = $derived(this.#mentionable);
 	/** The customer's profile, decrypted here (null before anyone wrote one, or while it cannot be read). */
 	readonly profile: DecryptedProfile | null = $derived(this.#profile);
 	/** What the other agents said of this conversation lately (viewing, typing, left). */
@@ -294,7 +299,7 @@ export class ThreadStore {
 			newestShown();
 			return page?.named;
 		});
-		await Promise.all([newest, this.loadNotes(), this.readProfile()]);
+		await Promise.all([newest, this.loadNotes(), this.readProfile(), this.loadReaders()]);
 		await this.sender.restorePending();
 	}
 
@@ -441,10 +446,19 @@ export class ThreadStore {
 		await this.addNotes([note]);
 	}
 
-	/** Encrypts a private note in the worker and stores it; it never goes to the service. */
+	/** Whom a note may mention; without the list the composer offers no one, and a note mentions no one. */
+	private async loadReaders(): Promise<void> {
+		const { data } = await listReaders(this.conversationId).catch(() => ({ data: [] as TeamMember[] }));
+		if (!this.disposed) this.#mentionable = data.filter((reader) => reader.accountId !== this.context.accountId);
+	}
+
+	/**
+	 * Encrypts a private note in the worker and stores it with the ids of the readers its text mentions
+	 * (`@Name`, docs/inbox-api.md §4 "Mentions"): the server learns who, never what. It never goes to the service.
+	 */
 	async addNote(text: string): Promise<void> {
 		const envelope = await this.encryptRecord('note', text);
-		const stored = await addNote(this.conversationId, envelope);
+		const stored = await addNote(this.conversationId, envelope, mentionedIds(text, this.#mentionable));
 		if (!this.disposed) this.#notes = mergeNotes(this.#notes, [toThreadNote(stored, { ok: true, text }, explainMessageProblem)]);
 	}
 

@@ -26,6 +26,7 @@ import type {
 	Invitation,
 	Label,
 	LabelColor,
+	MentionSummary,
 	MessageAuthor,
 	PendingInvite,
 	Readiness,
@@ -95,7 +96,13 @@ export const INBOX_API = {
 		'/api/conversations/[conversationId]/messages'
 	),
 	listNotes: endpoint<{ data: ConversationNote[] }>()('GET', '/api/conversations/[conversationId]/notes'),
-	addNote: endpoint<ConversationNote, { envelope: PrivateEnvelope }>()('POST', '/api/conversations/[conversationId]/notes'),
+	addNote: endpoint<ConversationNote, { envelope: PrivateEnvelope; mentions?: string[] }>()(
+		'POST',
+		'/api/conversations/[conversationId]/notes'
+	),
+	listReaders: endpoint<{ data: TeamMember[] }>()('GET', '/api/conversations/[conversationId]/readers'),
+	listMentions: endpoint<{ data: MentionSummary[] }>()('GET', '/api/mentions'),
+	readMentions: endpoint<void, NoFields>()('POST', '/api/conversations/[conversationId]/mentions/read'),
 	saveProfile: endpoint<ConversationView, { envelope: PrivateEnvelope; version: number }>()(
 		'PUT',
 		'/api/conversations/[conversationId]/profile'

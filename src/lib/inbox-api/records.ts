@@ -182,6 +182,26 @@ export interface ConversationNote {
 	createdAt: string;
 }
 
+/**
+ * A conversation where a note mentioned this account (§4 "Mentions"): how many of those mentions it has
+ * not seen (it sees them by opening the conversation after them), the newest one's time and writer.
+ */
+export interface MentionSummary {
+	conversationId: string;
+	unreadCount: number;
+	lastMentionedAt: string;
+	lastMentionedBy: string;
+}
+
+/** A live `mention.created`, sent to the mentioned account alone (§7): who, where, never what. */
+export interface MentionEvent {
+	conversationId: string;
+	noteId: string;
+	accountId: string;
+	authorName: string;
+	createdAt: string;
+}
+
 /** The colours a label may have (§4 "Labels"): names, never CSS, so nothing but a colour reaches a page. */
 export const LABEL_COLORS = ['gray', 'red', 'orange', 'yellow', 'green', 'teal', 'blue', 'purple', 'pink'] as const;
 export type LabelColor = (typeof LABEL_COLORS)[number];

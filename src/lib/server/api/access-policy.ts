@@ -54,6 +54,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 	'/api/conversations/[conversationId]': { GET: 'session' },
 	'/api/conversations/[conversationId]/messages': { GET: 'conversationAgent' },
 	'/api/conversations/[conversationId]/notes': { GET: 'conversationAgent', POST: 'conversationAgent' },
+	'/api/conversations/[conversationId]/readers': { GET: 'conversationAgent' },
+	'/api/conversations/[conversationId]/mentions/read': { POST: 'conversationAgent' },
 	'/api/conversations/[conversationId]/profile': { PUT: 'conversationAgent' },
 	'/api/conversations/[conversationId]/pending-profile': { PUT: 'rosterAgent' },
 	'/api/conversations/[conversationId]/state': { PUT: 'conversationAgent' },
@@ -67,6 +69,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 	'/api/invites': { GET: 'rosterAgent', POST: 'rosterAgent' },
 	'/api/invites/[inviteId]': { GET: 'rosterAgent', DELETE: 'rosterAgent' },
 	'/api/labels': { GET: 'rosterAgent' },
+	// the caller's own mentions only (conversations/mentions.ts)
+	'/api/mentions': { GET: 'session' },
 	'/api/canned-replies': { GET: 'rosterAgent', POST: 'rosterAgent' },
 	'/api/canned-replies/[replyId]': { DELETE: 'rosterAgent' },
 	'/api/v1/[...rest]': PROXIED,

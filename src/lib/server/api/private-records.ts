@@ -1,19 +1,21 @@
 /**
  * Private notes and the customer's profile (docs/inbox-api.md §4 "Notes", "Customer profile"): any
  * account with access to the conversation reads and writes them (the gate checks it, api/access-policy.ts).
- * The server checks the envelope's shape only; it cannot read them.
+ * The server checks the envelope's shape only; it cannot read them. A note's mentions come beside it.
  */
 import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { ContractError } from '../../errors';
 import { privateEnvelopeShapeProblem, type PrivateEnvelope } from '../../crypto/private-record';
 import { appendLiveEvent } from '../db/live-events';
-import { listNotes, storeNote } from '../db/notes';
+import { listNotes } from '../db/notes';
 import { readJsonObject, BODY_LIMITS } from '../http/responses';
 import { idParam, requireSession, type ApiEvent, answer, handle } from './event';
 import type { Account } from '../db/accounts';
 import { requireConversationView } from '../db/conversations';
 import { saveProfile } from '../db/profiles';
 import { keepPendingProfile } from '../conversations/pending-profiles';
+import { parseMentionIds } from '../conversations/mentions';
+import { addNote } from '../conversations/notes';
 
 /** A conversation shows at most this many of its newest notes. */
 const NOTES_SHOWN = 1000;
@@ -35,14 +37,10 @@ async function readPrivateWrite(
 	return { account, conversationId, envelope: body.envelope as PrivateEnvelope, body };
 }
 
+/** A note, and the accounts it mentions (conversations/mentions.ts): both stored, or nothing when a mention is refused. */
 export const postNote = handle(API.addNote, async (event, inbox) => {
-	const { account, conversationId, envelope } = await readPrivateWrite(event);
-	const now = new Date(inbox.now());
-	const stored = await inbox.db.transaction(async (tx) => {
-		const result = await storeNote(tx, { conversationId, author: account, envelope }, now);
-		if (result?.created) await appendLiveEvent(tx, 'note.created', conversationId, { conversationId, note: result.note }, now);
-		return result;
-	});
+	const { account, conversationId, envelope, body } = await readPrivateWrite(event);
+	const stored = await addNote(inbox, account, { conversationId, envelope, mentions: parseMentionIds(body.mentions) });
 	if (!stored) throw new ContractError('ALREADY_EXISTS', 'another note has this recordId: encrypt the note again for a new one');
 	return answer(API.addNote, stored.note, stored.created ? 201 : 200);
 });

@@ -21,6 +21,8 @@ export type LiveEventType =
 	| 'message.created'
 	| 'message.read'
 	| 'note.created'
+	| 'mention.created'
+	| 'mention.read'
 	| 'presence'
 	| 'labels.changed'
 	| 'team.changed'

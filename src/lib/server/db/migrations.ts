@@ -594,5 +594,23 @@ create sequence round_robin_turns;
 -- Conversations waiting for an automatic assignee, found without reading the others.
 create index conversations_unassigned_open on conversations (last_activity_at) where assignee_id is null and team_state = 'open';
 `
+	},
+	{
+		version: 27,
+		name: 'who each private note mentions, and whether they saw it',
+		sql: `
+-- The accounts a private note mentions (src/lib/server/conversations/mentions.ts): ids the writer's browser
+-- sends beside the sealed note, each checked to be someone who can read the conversation; the note's
+-- words stay ciphertext. read_at: when the mentioned account opened the conversation after it (null: unread).
+create table note_mentions (
+	note_id text not null references conversation_notes (note_id) on delete cascade,
+	account_id text not null references accounts (account_id) on delete cascade,
+	conversation_id text not null,
+	created_at timestamptz not null,
+	read_at timestamptz,
+	primary key (note_id, account_id)
+);
+create index note_mentions_by_account on note_mentions (account_id, conversation_id);
+`
 	}
 ];

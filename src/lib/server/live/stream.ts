@@ -4,7 +4,7 @@
  * every 15 seconds (the page's proof that the stream is alive; it also keeps proxies from closing it),
  * and ends when the session ends or the server stops. An account is sent only what it may read (§1
  * "Access"): the events of a conversation (messages, notes, presence, read receipts) only when it has
- * access to it, conversation changes as its own view (bare for one without access), the team's labels
+ * access to it, a mention (and its read mark) only to the account mentioned, conversation changes as its own view (bare for one without access), the team's labels
  * only when it is an agent of the latest roster.
  */
 import type { Account } from '../db/accounts';
@@ -234,6 +234,9 @@ class LiveStream {
 			return conversation ? frame(event.type, { conversation }, event.id) : null;
 		}
 		if (event.type === 'grant.progress') return this.#renderGrant(event);
+		// a mention is for the account it names, and for no one else who can read the conversation
+		if (event.type === 'mention.created' || event.type === 'mention.read')
+			return event.payload.accountId === this.#account.accountId ? sharedFrame(event) : null;
 		return sharedFrame(event);
 	}
 
