@@ -574,5 +574,18 @@ alter table sessions add column tabs_closed_at timestamptz;
 -- any history size (docs/inbox-api.md §4 "Cost of a page").
 create index conversation_messages_unread on conversation_messages (conversation_id, seq) where sender_type = 'user';
 `
+	},
+	{
+		version: 26,
+		name: 'indexes for the team reports',
+		sql: `
+-- The team reports (src/lib/server/reports/, docs/reports.md) read a range of time: messages by their
+-- time, each conversation's messages of one side in order (its first customer message, the first reply
+-- after it), activity lines of one kind by time, and conversations by when the inbox learnt of them.
+create index conversation_messages_by_time on conversation_messages (created_at);
+create index conversation_messages_by_side on conversation_messages (conversation_id, sender_type, created_at);
+create index conversation_activity_by_kind on conversation_activity (kind, created_at);
+create index conversations_by_created on conversations (created_at);
+`
 	}
 ];
