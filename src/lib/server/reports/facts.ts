@@ -1,8 +1,8 @@
 /**
- * The facts of a report's range, as SQL (docs/reports.md "What each figure means"): one row per thing
- * that happened — a conversation opened, resolved or reopened, a customer message in, an agent's reply
- * out, a first response — with its conversation, the agent it counts for and, for durations, its
- * seconds. Read from times, sides, authors, activity lines and assignees only: no envelope is opened.
+ * The facts of a report's range, as SQL (docs/reports.md "What each figure means"): what happened — a
+ * conversation opened, resolved or reopened, a customer message in, an agent's reply out, a first
+ * response — with its conversation, the agent it counts for and, for durations, its seconds. Read from
+ * times, sides, authors, activity lines and assignees only: no envelope is opened.
  *
  * Parameters: $1 the first day and $2 the day after the last (`YYYY-MM-DD`), $3 the IANA time zone
  * they are days of, $4 the one agent whose facts count (null: the whole team).
@@ -25,54 +25,56 @@ export const FACT_KIND: Readonly<Record<RangeFigure, string>> = {
 	resolution: 'resolved'
 };
 
-/** The reply that answers a conversation's first customer message: the first message an agent sent after it. */
+/**
+ * The reply that answers a conversation's first customer message: the first reply an agent sent after
+ * it, by the time its author was recorded (db/message-authors.ts).
+ */
 const FIRST_RESPONSES = `
 first_responses as (
 	select x.conversation_id, r.account_id, r.created_at, extract(epoch from r.created_at - f.first_in)::float8 as seconds
-	from (select distinct conversation_id from messages where by_agent) x
+	from (select distinct conversation_id from replies) x
 	cross join lateral (
 		select min(u.created_at) as first_in from conversation_messages u
 		where u.conversation_id = x.conversation_id and u.sender_type = 'user'
 	) f
 	cross join lateral (
-		select m.created_at, a.account_id from conversation_messages m
-		join message_authors a on a.conversation_id = m.conversation_id and a.client_message_id = m.encryption ->> 'clientMessageId'
-		where m.conversation_id = x.conversation_id and m.sender_type = 'company' and m.created_at >= f.first_in
-		order by m.created_at limit 1
+		select a.created_at, a.account_id from message_authors a
+		where a.conversation_id = x.conversation_id and a.created_at >= f.first_in
+		order by a.created_at limit 1
 	) r
 	where ${inRange('r.created_at')}
 )`;
 
 /**
- * `with` clauses ending in `scoped (kind, conversation_id, agent_id, at, seconds)`. An activity line
+ * `with` clauses ending in `scoped (kind, conversation_id, agent_id, at, seconds, n)`: `n` facts of a
+ * kind in one row (a conversation's messages in, an agent's replies in a conversation: `at` the latest),
+ * and `incoming` (conversation_id, agent_id, at), each customer message in the scope. An activity line
  * counts for its actor; one without an actor (a customer's message reopened it) for the assignee; a
  * message in and an opened conversation for the conversation's assignee now; a reply for its author.
  */
 export const SCOPED_FACTS = `
-messages as materialized (
-	select m.conversation_id, m.sender_type, m.created_at, a.account_id as author_id, a.conversation_id is not null as by_agent
-	from conversation_messages m
-	left join message_authors a on m.sender_type = 'company' and a.conversation_id = m.conversation_id
-		and a.client_message_id = m.encryption ->> 'clientMessageId'
-	where ${inRange('m.created_at')}
+replies as materialized (select conversation_id, account_id, created_at from message_authors where ${inRange('created_at')}),
+incoming as materialized (
+	select m.conversation_id, c.assignee_id as agent_id, m.created_at as at
+	from conversation_messages m left join conversations c on c.conversation_id = m.conversation_id
+	where m.sender_type = 'user' and ${inRange('m.created_at')} and ($4::text is null or c.assignee_id = $4::text)
 ),
 ${FIRST_RESPONSES},
 facts as (
-	select 'opened' as kind, c.conversation_id, c.assignee_id as agent_id, c.created_at as at, null::float8 as seconds
+	select 'opened' as kind, c.conversation_id, c.assignee_id as agent_id, c.created_at as at, null::float8 as seconds, 1 as n
 	from conversations c where ${inRange('c.created_at')}
 	union all
 	select a.kind, a.conversation_id, case when a.actor_name is null then c.assignee_id else a.actor_account_id end, a.created_at,
-		case when a.kind = 'resolved' then extract(epoch from a.created_at - c.created_at)::float8 end
+		case when a.kind = 'resolved' then extract(epoch from a.created_at - c.created_at)::float8 end, 1
 	from conversation_activity a join conversations c on c.conversation_id = a.conversation_id
 	where a.kind in ('resolved', 'reopened') and ${inRange('a.created_at')}
 		and (a.kind = 'resolved' or coalesce(a.details ->> 'reason', '') <> 'snooze_ended')
 	union all
-	select 'message_in', m.conversation_id, c.assignee_id, m.created_at, null
-	from messages m left join conversations c on c.conversation_id = m.conversation_id where m.sender_type = 'user'
+	select 'message_in', conversation_id, agent_id, max(at), null, count(*)::int from incoming group by conversation_id, agent_id
 	union all
-	select 'message_out', conversation_id, author_id, created_at, null from messages where by_agent
+	select 'message_out', conversation_id, account_id, max(created_at), null, count(*)::int from replies group by conversation_id, account_id
 	union all
-	select 'first_response', conversation_id, account_id, created_at, seconds from first_responses
+	select 'first_response', conversation_id, account_id, created_at, seconds, 1 from first_responses
 ),
 scoped as materialized (select * from facts where $4::text is null or agent_id = $4::text)`;
 
@@ -87,11 +89,10 @@ export function bucketCondition(index: number): string {
 
 /** The figures of a group of `scoped` facts, as select columns. */
 export const FIGURE_COLUMNS = [
-	`count(*) filter (where kind = 'opened')::int as opened`,
-	`count(*) filter (where kind = 'resolved')::int as resolved`,
-	`count(*) filter (where kind = 'reopened')::int as reopened`,
-	`count(*) filter (where kind = 'message_in')::int as messages_in`,
-	`count(*) filter (where kind = 'message_out')::int as messages_out`,
+	...['opened', 'resolved', 'reopened', 'message_in', 'message_out'].map(
+		(kind) =>
+			`coalesce(sum(n) filter (where kind = '${kind}'), 0)::int as ${kind === 'message_in' ? 'messages_in' : kind === 'message_out' ? 'messages_out' : kind}`
+	),
 	`count(*) filter (where kind = 'first_response')::int as first_responses`,
 	`${percentile(0.5, 'first_response')} as first_response_median`,
 	`${percentile(0.9, 'first_response')} as first_response_p90`,

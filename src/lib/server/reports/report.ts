@@ -12,7 +12,7 @@ import {
 	type ReportRow,
 	type TeamReport
 } from '../../inbox-api/reports';
-import type { Queryable } from '../db/database';
+import type { Database, Queryable } from '../db/database';
 import { FIGURE_COLUMNS, HOUR, SCOPED_FACTS, WEEKDAY } from './facts';
 import type { ReportRange } from './range';
 
@@ -56,7 +56,8 @@ ${Object.entries(DIMENSIONS)
 			`union all select '${dimension}', ${key}, min(${name}), ${FIGURE_COLUMNS} from ${from} group by ${key}`
 	)
 	.join('\n')}
-union all select 'heatmap', ((${WEEKDAY} - 1) * 24 + ${HOUR})::text, null, ${FIGURE_COLUMNS} from scoped where kind = 'message_in' group by 2`;
+union all select 'heatmap', ((${WEEKDAY} - 1) * 24 + ${HOUR})::text, null, ${FIGURE_COLUMNS}
+	from (select 'message_in' as kind, null::float8 as seconds, 1 as n, at from incoming) i group by 2`;
 
 const CURRENT_SQL = `
 select count(*)::int as open, count(*) filter (where c.assignee_id is null)::int as unassigned,
@@ -109,9 +110,15 @@ export async function currentFigures(db: Queryable, scope: ReportScope): Promise
 	return row;
 }
 
-/** The report of `range`: for an agent's scope, every figure is of their own facts and conversations. */
-export async function buildTeamReport(db: Queryable, range: ReportRange, scope: ReportScope): Promise<TeamReport> {
-	const rows = await db.query<FigureRow>(REPORT_SQL, [range.from, range.to, range.timeZone, scope.agentId]);
+/**
+ * The report of `range`: for an agent's scope, every figure is of their own facts and conversations.
+ * Without JIT: compiling the statement's many aggregates costs more than it saves (docs/reports.md "Cost").
+ */
+export async function buildTeamReport(db: Database, range: ReportRange, scope: ReportScope): Promise<TeamReport> {
+	const rows = await db.transaction(async (tx) => {
+		await tx.query('set local jit = off');
+		return tx.query<FigureRow>(REPORT_SQL, [range.from, range.to, range.timeZone, scope.agentId]);
+	});
 	return {
 		range: { from: range.from, to: range.to, timeZone: range.timeZone },
 		scope: scope.agentId === null ? 'team' : 'self',
