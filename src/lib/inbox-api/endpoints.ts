@@ -36,6 +36,7 @@ import type {
 	Availability,
 	Trust
 } from './records';
+import type { ReportConversationPage, ReportConversationQuery, ReportQuery, ReportTable, TeamReport } from './reports';
 import type { AcceptedRoster, GrantJobList, GrantJobView, RosterOverview, SignedRosterUpload } from './roster';
 import type { UsageOverview } from './usage';
 import type { PrivateEnvelope } from '../crypto/private-record';
@@ -176,7 +177,12 @@ export const INBOX_API = {
 	),
 	createLabel: endpoint<Label, { name: string; color: LabelColor }>()('POST', '/api/admin/labels'),
 	updateLabel: endpoint<{ data: Label[] }, { name?: string; color?: LabelColor }>()('PATCH', '/api/admin/labels/[labelId]'),
-	deleteLabel: endpoint<void>()('DELETE', '/api/admin/labels/[labelId]')
+	deleteLabel: endpoint<void>()('DELETE', '/api/admin/labels/[labelId]'),
+	// team reports (docs/reports.md)
+	getReport: endpoint<TeamReport, undefined, ReportQuery>()('GET', '/api/reports'),
+	listReportConversations: endpoint<ReportConversationPage, undefined, ReportConversationQuery>()('GET', '/api/reports/conversations'),
+	/** CSV text, not JSON. */
+	getReportCsv: endpoint<string, undefined, ReportQuery & { table: ReportTable }>()('GET', '/api/reports/csv')
 } as const;
 
 export type InboxApi = typeof INBOX_API;

@@ -73,6 +73,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 	'/api/mentions': { GET: 'session' },
 	'/api/canned-replies': { GET: 'rosterAgent', POST: 'rosterAgent' },
 	'/api/canned-replies/[replyId]': { DELETE: 'rosterAgent' },
+	// an agent's reports hold only their own figures (api/reports.ts); an admin's the team's
+	'/api/reports': { GET: 'rosterAgent' },
+	'/api/reports/conversations': { GET: 'rosterAgent' },
+	'/api/reports/csv': { GET: 'rosterAgent' },
 	'/api/v1/[...rest]': PROXIED,
 	'/api/admin/accounts': { GET: 'admin', POST: 'admin' },
 	'/api/admin/agents': { GET: 'admin' },

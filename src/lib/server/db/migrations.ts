@@ -612,5 +612,21 @@ create table note_mentions (
 );
 create index note_mentions_by_account on note_mentions (account_id, conversation_id);
 `
+	},
+	{
+		version: 28,
+		name: 'indexes for the team reports',
+		sql: `
+-- The team reports (src/lib/server/reports/, docs/reports.md) read a range of time from indexes alone:
+-- the customer's messages by time, the replies agents sent by time, each conversation's first customer
+-- message and first reply after it, activity lines of one kind by time, conversations by when the inbox
+-- learnt of them.
+create index conversation_messages_in_by_time on conversation_messages (created_at) include (conversation_id) where sender_type = 'user';
+create index conversation_messages_by_side on conversation_messages (conversation_id, sender_type, created_at);
+create index message_authors_by_time on message_authors (created_at) include (conversation_id, account_id);
+create index message_authors_by_conversation on message_authors (conversation_id, created_at) include (account_id);
+create index conversation_activity_by_kind on conversation_activity (kind, created_at);
+create index conversations_by_created on conversations (created_at);
+`
 	}
 ];
