@@ -262,3 +262,13 @@ describe('strict UTF-8 (contract 1.1)', () => {
 		expect(codeOfCall(() => utf8Encode('\udc00'))).toBe('INVALID_INPUT');
 	});
 });
+
+describe("Node's Buffer decoder, new", () => {
+	it('decodes into a buffer at its first use', () => {
+		const fresh = strictB64uDecoder({ Buffer });
+		const target = new Uint8Array(60);
+		const value = new Uint8Array(48).fill(7);
+		expect(fresh.decodeInto(b64uEncode(value), target.subarray(4))).toBe(48);
+		expect(target.subarray(4, 52)).toEqual(value);
+	});
+});

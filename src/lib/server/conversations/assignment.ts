@@ -13,13 +13,13 @@ import { readSettings } from '../db/settings';
 import type { StoreDeps } from '../deps';
 import { hasConversationAccess } from './access';
 
-/** Sets the assignee inside `tx` (the conversation is locked); false when nothing changed. */
+/** Sets the assignee inside `tx` (the conversation is locked); nothing happens when it is already that one. */
 async function setAssignee(
 	tx: Queryable,
 	conversationId: string,
 	change: { actor: Account; assignee: Account | null; automatic?: boolean; onlyIfUnassigned?: boolean },
 	now: Date
-): Promise<boolean> {
+): Promise<void> {
 	const [row] = await tx.query<{ assignee_id: string | null; assignee_name: string | null }>(
 		`select c.assignee_id, a.display_name as assignee_name from conversations c left join accounts a on a.account_id = c.assignee_id
 		 where c.conversation_id = $1 for update of c`,
@@ -27,7 +27,7 @@ async function setAssignee(
 	);
 	if (!row) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`);
 	const assigneeId = change.assignee?.accountId ?? null;
-	if (row.assignee_id === assigneeId || (change.onlyIfUnassigned && row.assignee_id !== null)) return false;
+	if (row.assignee_id === assigneeId || (change.onlyIfUnassigned && row.assignee_id !== null)) return;
 	await tx.query('update conversations set assignee_id = $2, updated_at = $3 where conversation_id = $1', [
 		conversationId,
 		assigneeId,
@@ -46,7 +46,6 @@ async function setAssignee(
 		now
 	);
 	await appendLiveEvent(tx, 'conversation.changed', conversationId, { conversationId }, now);
-	return true;
 }
 
 /**
