@@ -272,3 +272,13 @@ describe("Node's Buffer decoder, new", () => {
 		expect(target.subarray(4, 52)).toEqual(value);
 	});
 });
+
+describe('the first character past ASCII', () => {
+	it('is refused at any place of a group, the last two or three included, and named', () => {
+		for (const decode of [b64uDecode, b64uDecodePortable])
+			for (const text of ['\u0080AAA', 'A\u0080AA', 'AA\u0080A', 'AAA\u0080', '\u0080A', 'A\u0080', 'AA\u0080', 'AAAAA\u0080'])
+				expect(() => decode(text, 'tag'), JSON.stringify(text)).toThrow(
+					`tag is not base64url: character "\u0080" at ${text.indexOf('\u0080')}`
+				);
+	});
+});

@@ -262,6 +262,18 @@ describe('messages (contract 6.2, 6.5)', () => {
 	});
 });
 
+describe('unpadding four bytes at a time', () => {
+	it('finds the marker in any word of the block, the last one included, at any alignment', () => {
+		for (const offset of [0, 1, 4])
+			for (let length = 0; length < 256; length++) {
+				const bytes = new Uint8Array(length).fill(0x41);
+				const view = new Uint8Array(offset + 256).subarray(offset);
+				view.set(pad(bytes));
+				expect(unpad(view), `${length} bytes at ${offset}`).toEqual(bytes);
+			}
+	});
+});
+
 describe('the envelope parts and the text, named when refused', () => {
 	it('names the nonce, the ciphertext and the key of a record padded like a message', () => {
 		const envelope = encryptMessage({ ...context, text: 'hello' });

@@ -65,15 +65,19 @@ describe.each(BACKENDS)('snoozes end on time on %s (docs/inbox-api.md §4 "Lifec
 	it('looks at the start and at each end, never again and again before an end nor with nothing snoozed', async () => {
 		const db = await databases.open();
 		const { db: counted, looks } = countingLooks(db);
-		const start = Date.now();
-		for (const id of ['conv_first', 'conv_second']) await ensureConversation(db, id, 'active', new Date(start));
+		for (const id of ['conv_first', 'conv_second']) await ensureConversation(db, id, 'active', new Date());
 		const snooze = (id: string, until: number) =>
 			db.query("update conversations set team_state = 'snoozed', snoozed_until = $2 where conversation_id = $1", [id, new Date(until)]);
-		await snooze('conv_first', start + 300);
-		await snooze('conv_second', start + 700);
+		await snooze('conv_second', Date.now() + 1_500);
 		const alarm = new SnoozeAlarm({ db: counted, log: quiet, now: Date.now, checkEveryMs: 3_600_000 });
 		alarm.start();
 		try {
+			// the first look sets a timer at the second end; a sooner end set here takes its place
+			await expect.poll(looks, { timeout: 10_000 }).toBe(1);
+			await pause(50);
+			const first = Date.now() + 300;
+			await snooze('conv_first', first);
+			alarm.snoozedUntil(new Date(first));
 			const snoozed = async () => (await db.query("select 1 from conversations where team_state = 'snoozed'")).length;
 			await expect.poll(snoozed, { timeout: 10_000 }).toBe(0);
 			await pause(300);
