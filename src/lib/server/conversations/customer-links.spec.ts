@@ -93,5 +93,9 @@ describe('conversations of the same customer (docs/inbox-api.md §4 "Customer pr
 			'conv_d',
 			'conv_e'
 		]);
+		// the conversation linked is found by its id, not by its place among the rows (b sorts before c)
+		await linkCustomer(deps, admin, 'conv_b', null);
+		await linkCustomer(deps, admin, 'conv_c', 'conv_b');
+		expect(await groups()).toEqual(['cus_two', 'cus_two', 'cus_two', 'cus_two', 'cus_two', null]);
 	});
 });
