@@ -6,7 +6,7 @@ import ts from 'typescript-eslint';
 import svelteConfig from './svelte.config.js';
 
 export default ts.config(
-	{ ignores: ['build/', '.svelte-kit/', 'data/', 'test-results/', 'playwright-report/'] },
+	{ ignores: ['build/', '.svelte-kit/', 'data/', 'test-results/', 'playwright-report/', '.stryker-tmp/'] },
 	js.configs.recommended,
 	...ts.configs.recommended,
 	...svelte.configs.recommended,

@@ -262,3 +262,23 @@ describe('strict UTF-8 (contract 1.1)', () => {
 		expect(codeOfCall(() => utf8Encode('\udc00'))).toBe('INVALID_INPUT');
 	});
 });
+
+describe("Node's Buffer decoder, new", () => {
+	it('decodes into a buffer at its first use', () => {
+		const fresh = strictB64uDecoder({ Buffer });
+		const target = new Uint8Array(60);
+		const value = new Uint8Array(48).fill(7);
+		expect(fresh.decodeInto(b64uEncode(value), target.subarray(4))).toBe(48);
+		expect(target.subarray(4, 52)).toEqual(value);
+	});
+});
+
+describe('the first character past ASCII', () => {
+	it('is refused at any place of a group, the last two or three included, and named', () => {
+		for (const decode of [b64uDecode, b64uDecodePortable])
+			for (const text of ['\u0080AAA', 'A\u0080AA', 'AA\u0080A', 'AAA\u0080', '\u0080A', 'A\u0080', 'AA\u0080', 'AAAAA\u0080'])
+				expect(() => decode(text, 'tag'), JSON.stringify(text)).toThrow(
+					`tag is not base64url: character "\u0080" at ${text.indexOf('\u0080')}`
+				);
+	});
+});

@@ -3,7 +3,18 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { codeOfCall } from '$test-support/error-codes';
 import { b64uDecode, b64uEncode, utf8Encode } from './encoding';
-import { decryptMessage, encryptMessage, envelopeShapeProblem, messageAd, newClientMessageId, pad, paddedLength, unpad } from './message';
+import {
+	decryptMessage,
+	encryptMessage,
+	envelopeShapeProblem,
+	MAX_MESSAGE_CIPHERTEXT_BYTES,
+	messageAd,
+	newClientMessageId,
+	pad,
+	paddedEnvelopeParts,
+	paddedLength,
+	unpad
+} from './message';
 import { initCrypto, rawSodium, sodium } from './sodium';
 
 beforeAll(() => initCrypto());
@@ -248,5 +259,53 @@ describe('messages (contract 6.2, 6.5)', () => {
 		const first = new Uint8Array(256);
 		first[0] = 0x80;
 		expect(unpad(first)).toEqual(new Uint8Array(0));
+	});
+});
+
+describe('unpadding four bytes at a time', () => {
+	it('finds the marker in any word of the block, the last one included, at any alignment', () => {
+		for (const offset of [0, 1, 4])
+			for (let length = 0; length < 256; length++) {
+				const bytes = new Uint8Array(length).fill(0x41);
+				const view = new Uint8Array(offset + 256).subarray(offset);
+				view.set(pad(bytes));
+				expect(unpad(view), `${length} bytes at ${offset}`).toEqual(bytes);
+			}
+	});
+});
+
+describe('the envelope parts and the text, named when refused', () => {
+	it('names the nonce, the ciphertext and the key of a record padded like a message', () => {
+		const envelope = encryptMessage({ ...context, text: 'hello' });
+		const parts = (changes: Record<string, unknown>, conversationKey = key) =>
+			paddedEnvelopeParts({ ...envelope, ...changes }, conversationKey, MAX_MESSAGE_CIPHERTEXT_BYTES);
+		expect(parts({})).toEqual({ nonce: b64uDecode(envelope.nonce), ciphertext: b64uDecode(envelope.ciphertext) });
+		expect(() => parts({ nonce: 'a=' })).toThrow('nonce is not base64url: character "=" at 1');
+		expect(() => parts({ ciphertext: 42 })).toThrow('ciphertext must be a base64url string');
+		expect(() => parts({}, new Uint8Array(31))).toThrow('conversation key must be 32 bytes, got 31');
+	});
+
+	it('an authentic message whose text is not UTF-8 is refused as message text', () => {
+		const nonce = new Uint8Array(24).fill(5);
+		const ad = utf8Encode(messageAd(context));
+		const ciphertext = xchacha20poly1305(key, nonce, ad).encrypt(pad(new Uint8Array([0x41, 0xff])));
+		const envelope = {
+			v: 1,
+			scheme: 'sc1',
+			keyVersion: 1,
+			clientMessageId: 'srv_1',
+			nonce: b64uEncode(nonce),
+			ciphertext: b64uEncode(ciphertext)
+		};
+		expect(() => decryptMessage(envelope, context)).toThrow('message text is not valid UTF-8');
+	});
+
+	it("opens a page's first message: the heap's views are taken before the first use", async () => {
+		// a second instance of the module, which has opened nothing yet (libsodium, already loaded, is shared)
+		const firstUse = './message?first-use';
+		const fresh: typeof import('./message') = await import(/* @vite-ignore */ firstUse);
+		expect(fresh.decryptMessage).not.toBe(decryptMessage);
+		const envelope = encryptMessage({ ...context, text: 'the first one' });
+		expect(fresh.decryptMessage(envelope, context)).toBe('the first one');
 	});
 });

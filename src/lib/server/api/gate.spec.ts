@@ -184,5 +184,18 @@ describe('the gate in process (docs/inbox-api.md §1; docs/threat-model.md)', ()
 					message: 'conversationId must name the conversation'
 				});
 		});
+
+		it('tells a caller without a session nothing but "log in first": not which routes it forwards, nor what its body lacks', async () => {
+			for (const [method, rest, body] of [
+				['POST', 'invites', '{}'],
+				['GET', 'nowhere', undefined],
+				['POST', 'messages', '{}'],
+				['GET', 'conversations/a.b/messages', undefined]
+			] as const)
+				await expect(proxied(method, rest, { body }), `${method} ${rest}`).rejects.toMatchObject({
+					code: 'UNAUTHENTICATED',
+					message: 'log in first'
+				});
+		});
 	});
 });

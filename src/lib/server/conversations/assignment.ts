@@ -16,13 +16,13 @@ import { hasConversationAccess } from './access';
 /** Which automatic assignment chose the assignee: the first reply's sender, or the round-robin's turn. */
 export type AutomaticRule = 'first_reply' | 'round_robin';
 
-/** Sets the assignee inside `tx` (the conversation is locked); false when nothing changed. */
+/** Sets the assignee inside `tx` (the conversation is locked); nothing happens when it is already that one. */
 export async function setAssignee(
 	tx: Queryable,
 	conversationId: string,
 	change: { actor: Account | null; assignee: Account | null; automatic?: AutomaticRule; onlyIfUnassigned?: boolean },
 	now: Date
-): Promise<boolean> {
+): Promise<void> {
 	const [row] = await tx.query<{ assignee_id: string | null; assignee_name: string | null }>(
 		`select c.assignee_id, a.display_name as assignee_name from conversations c left join accounts a on a.account_id = c.assignee_id
 		 where c.conversation_id = $1 for update of c`,
@@ -30,7 +30,7 @@ export async function setAssignee(
 	);
 	if (!row) throw new ContractError('NOT_FOUND', `no conversation ${conversationId}`);
 	const assigneeId = change.assignee?.accountId ?? null;
-	if (row.assignee_id === assigneeId || (change.onlyIfUnassigned && row.assignee_id !== null)) return false;
+	if (row.assignee_id === assigneeId || (change.onlyIfUnassigned && row.assignee_id !== null)) return;
 	await tx.query('update conversations set assignee_id = $2, updated_at = $3 where conversation_id = $1', [
 		conversationId,
 		assigneeId,
@@ -52,7 +52,6 @@ export async function setAssignee(
 		now
 	);
 	await appendLiveEvent(tx, 'conversation.changed', conversationId, { conversationId }, now);
-	return true;
 }
 
 /**

@@ -65,4 +65,37 @@ describe('conversations of the same customer (docs/inbox-api.md §4 "Customer pr
 		});
 		await expect(linkCustomer(deps, admin, 'conv_none', null)).rejects.toMatchObject({ code: 'NOT_FOUND' });
 	});
+
+	it('keeps the names of groups: one joins from either side under its own, two merge under the other one', async () => {
+		const db = await databases.open();
+		const deps = { db, now: () => now.getTime(), log: quietLogger } as unknown as RosterDeps;
+		const admin = await createAccount(db, { username: 'grace', displayName: 'Grace', role: 'admin', passwordHash: 'h' }, now);
+		for (const id of ['conv_a', 'conv_b', 'conv_c', 'conv_d', 'conv_e', 'conv_f']) await ensureConversation(db, id, 'active', now);
+		const setGroup = (group: string, ...ids: string[]) =>
+			db.query('update conversations set customer_group = $1 where conversation_id = any($2::text[])', [group, ids]);
+		const groups = async () =>
+			(await db.query<{ customer_group: string | null }>('select customer_group from conversations order by conversation_id')).map(
+				(row) => row.customer_group
+			);
+		await setGroup('cus_one', 'conv_a', 'conv_b');
+		await setGroup('cus_two', 'conv_c', 'conv_d');
+		// a conversation of one group links to one of none: that one joins, the name stays
+		await linkCustomer(deps, admin, 'conv_a', 'conv_e');
+		expect(await groups()).toEqual(['cus_one', 'cus_one', 'cus_two', 'cus_two', 'cus_one', null]);
+		// two groups of two or more: every member of both goes under the other conversation's group
+		const seen = await newestLiveEventId(db);
+		await linkCustomer(deps, admin, 'conv_b', 'conv_d');
+		expect(await groups()).toEqual(['cus_two', 'cus_two', 'cus_two', 'cus_two', 'cus_two', null]);
+		expect((await liveEventsAfter(db, seen, 100)).map((event) => event.conversationId).sort()).toEqual([
+			'conv_a',
+			'conv_b',
+			'conv_c',
+			'conv_d',
+			'conv_e'
+		]);
+		// the conversation linked is found by its id, not by its place among the rows (b sorts before c)
+		await linkCustomer(deps, admin, 'conv_b', null);
+		await linkCustomer(deps, admin, 'conv_c', 'conv_b');
+		expect(await groups()).toEqual(['cus_two', 'cus_two', 'cus_two', 'cus_two', 'cus_two', null]);
+	});
 });

@@ -46,6 +46,7 @@ export async function linkCustomer(deps: RosterDeps, actor: Account, conversatio
 		await tx.query(
 			`update conversations set customer_group = $1
 			 where conversation_id = any($2::text[]) or (customer_group is not null and customer_group = any($3::text[]))`,
+			// Stryker disable next-line ConditionalExpression,MethodExpression: equivalent: a null in the list matches no group, since `= any` is never true for null
 			[group, ids, [own, other].filter((value): value is string => value !== null)]
 		);
 		await announceGroup(tx, group, conversationId, now);

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
+import { createAccount } from '../db/accounts';
 import { ensureConversation } from '../db/conversations';
-import { MAX_SNOOZE_MS, parseTeamStateChange, reopenOnCustomerMessages, wakeSnoozed } from './lifecycle';
+import { liveEventsAfter, newestLiveEventId } from '../db/live-events';
+import { changeTeamState, MAX_SNOOZE_MS, parseTeamStateChange, reopenOnCustomerMessages, wakeSnoozed } from './lifecycle';
 
 const now = new Date('2026-11-25T10:00:00Z');
 
@@ -28,7 +30,14 @@ describe('the team state of a conversation (docs/inbox-api.md §4 "Lifecycle")',
 		const snooze = (snoozedUntil: unknown) => parseTeamStateChange({ state: 'snoozed', snoozedUntil }, now).snoozedUntil;
 		expect(snooze('2026-11-26T09:00Z')).toEqual(new Date('2026-11-26T09:00:00Z'));
 		expect(snooze('2026-11-26T09:00:00.125Z')).toEqual(new Date('2026-11-26T09:00:00.125Z'));
-		for (const bad of ['x2026-11-26T09:00:00Z', '2026-11-26T09:00:00Zx', '2026-11-26T09:00:00.Z'])
+		// Date reads a six-digit year after a sign, and stops at a NUL: the pattern's anchors refuse both
+		for (const bad of [
+			'x2026-11-26T09:00:00Z',
+			'2026-11-26T09:00:00Zx',
+			'2026-11-26T09:00:00.Z',
+			'+002026-11-26T09:00:00Z',
+			'2026-11-26T09:00:00Z\0'
+		])
 			expect(() => snooze(bad), bad).toThrow('snoozedUntil must be a time with its zone, in the coming year');
 		// from just after now to exactly MAX_SNOOZE_MS ahead
 		expect(() => snooze(now.toISOString())).toThrow(/^snoozedUntil must/);
@@ -71,5 +80,54 @@ describe.each(BACKENDS)('snoozes and customer messages on %s', (backend) => {
 			['conv_later', { reason: 'customer_message', was: 'snoozed' }],
 			['conv_resolved', { reason: 'customer_message', was: 'resolved' }]
 		]);
+	});
+});
+
+describe('changes of the team state (docs/inbox-api.md §4 "Lifecycle")', () => {
+	const databases = useDatabases('PGlite');
+
+	it('records each change as a line of activity and a live event; the same state again changes nothing, a snooze moves', async () => {
+		const db = await databases.open();
+		const deps = { db, now: () => now.getTime() };
+		const grace = await createAccount(db, { username: 'grace', displayName: 'Grace', role: 'admin', passwordHash: 'h' }, now);
+		await ensureConversation(db, 'conv_1', 'active', now);
+		const state = async () =>
+			(
+				await db.query<{ team_state: string; snoozed_until: Date | null }>(
+					"select team_state, snoozed_until from conversations where conversation_id = 'conv_1'"
+				)
+			).map((row) => [row.team_state, row.snoozed_until && new Date(row.snoozed_until).toISOString()])[0];
+		const seen = await newestLiveEventId(db);
+		const change = (state: 'open' | 'resolved' | 'snoozed', snoozedUntil: string | null = null) =>
+			changeTeamState(deps, grace, 'conv_1', { state, snoozedUntil: snoozedUntil === null ? null : new Date(snoozedUntil) });
+
+		await change('open');
+		await change('resolved');
+		expect(await state()).toEqual(['resolved', null]);
+		await change('resolved');
+		await change('snoozed', '2026-11-26T09:00:00.250Z');
+		expect(await state()).toEqual(['snoozed', '2026-11-26T09:00:00.250Z']);
+		await change('snoozed', '2026-11-26T09:00:00.250Z');
+		await change('snoozed', '2026-11-27T09:00:00Z');
+		expect(await state()).toEqual(['snoozed', '2026-11-27T09:00:00.000Z']);
+		await change('open');
+		expect(await state()).toEqual(['open', null]);
+
+		const lines = await db.query<{ kind: string; actor_name: string; details: object }>(
+			"select kind, actor_name, details from conversation_activity where conversation_id = 'conv_1' order by activity_id"
+		);
+		expect(lines.map((line) => [line.kind, line.actor_name, line.details])).toEqual([
+			['resolved', 'Grace', {}],
+			['snoozed', 'Grace', { until: '2026-11-26T09:00:00Z' }],
+			['snoozed', 'Grace', { until: '2026-11-27T09:00:00Z' }],
+			['reopened', 'Grace', {}]
+		]);
+		expect((await liveEventsAfter(db, seen, 10)).map((event) => [event.type, event.conversationId, event.payload])).toEqual(
+			Array(4).fill(['conversation.changed', 'conv_1', { conversationId: 'conv_1' }])
+		);
+		await expect(changeTeamState(deps, grace, 'conv_none', { state: 'resolved', snoozedUntil: null })).rejects.toMatchObject({
+			code: 'NOT_FOUND',
+			message: 'no conversation conv_none'
+		});
 	});
 });

@@ -1,10 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
 import { ensureConversation } from '../db/conversations';
+import type { Database } from '../db/database';
 import type { Logger } from '../log';
 import { SnoozeAlarm } from './snooze-alarm';
 
 const quiet: Logger = { info() {}, warn() {}, error() {} };
+
+/** The database, counting the alarm's looks: each look ends by reading the next snooze's end. */
+function countingLooks(db: Database): { db: Database; looks(): number } {
+	let looks = 0;
+	const counted: Database = Object.create(db);
+	counted.query = (sql, params) => {
+		if (sql.includes('min(snoozed_until)')) looks++;
+		return db.query(sql, params);
+	};
+	return { db: counted, looks: () => looks };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(BACKENDS)('snoozes end on time on %s (docs/inbox-api.md §4 "Lifecycle")', (backend) => {
 	const databases = useDatabases(backend);
@@ -45,6 +59,78 @@ describe.each(BACKENDS)('snoozes end on time on %s (docs/inbox-api.md §4 "Lifec
 		await db.query("update conversations set team_state = 'snoozed', snoozed_until = $1", [until]);
 		alarm.snoozedUntil(until);
 		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect((await db.query<{ team_state: string }>('select team_state from conversations'))[0].team_state).toBe('snoozed');
+	});
+
+	it('looks at the start and at each end, never again and again before an end nor with nothing snoozed', async () => {
+		const db = await databases.open();
+		const { db: counted, looks } = countingLooks(db);
+		for (const id of ['conv_first', 'conv_second']) await ensureConversation(db, id, 'active', new Date());
+		const snooze = (id: string, until: number) =>
+			db.query("update conversations set team_state = 'snoozed', snoozed_until = $2 where conversation_id = $1", [id, new Date(until)]);
+		await snooze('conv_second', Date.now() + 1_500);
+		const alarm = new SnoozeAlarm({ db: counted, log: quiet, now: Date.now, checkEveryMs: 3_600_000 });
+		alarm.start();
+		try {
+			// the first look sets a timer at the second end; a sooner end set here takes its place
+			await expect.poll(looks, { timeout: 10_000 }).toBe(1);
+			await pause(50);
+			const first = Date.now() + 300;
+			await snooze('conv_first', first);
+			alarm.snoozedUntil(new Date(first));
+			const snoozed = async () => (await db.query("select 1 from conversations where team_state = 'snoozed'")).length;
+			await expect.poll(snoozed, { timeout: 10_000 }).toBe(0);
+			await pause(300);
+			// one look at the start, one at each end (fewer when a look comes late enough to find both ended)
+			expect(looks()).toBeGreaterThanOrEqual(2);
+			expect(looks()).toBeLessThanOrEqual(3);
+		} finally {
+			alarm.stop();
+		}
+	});
+
+	it('keeps no timer for a far end, which only a later look will reach', async () => {
+		const db = await databases.open();
+		const { db: counted, looks } = countingLooks(db);
+		await ensureConversation(db, 'conv_1', 'active', new Date());
+		await db.query("update conversations set team_state = 'snoozed', snoozed_until = $1", [new Date(Date.now() + 300 * 24 * 3600_000)]);
+		// the default interval between looks, SNOOZE_CHECK_MS
+		const alarm = new SnoozeAlarm({ db: counted, log: quiet, now: Date.now });
+		alarm.start();
+		try {
+			await expect.poll(looks, { timeout: 10_000 }).toBe(1);
+			await pause(400);
+			expect(looks()).toBe(1);
+		} finally {
+			alarm.stop();
+		}
+	});
+
+	it('looks every checkEveryMs until stopped, and a stopped alarm neither looks nor wakes', async () => {
+		const db = await databases.open();
+		const polling = countingLooks(db);
+		const alarm = new SnoozeAlarm({ db: polling.db, log: quiet, now: Date.now, checkEveryMs: 150 });
+		alarm.start();
+		try {
+			await expect.poll(polling.looks, { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+		} finally {
+			alarm.stop();
+		}
+		const stoppedAt = polling.looks();
+		await pause(600);
+		expect(polling.looks()).toBeLessThanOrEqual(stoppedAt + 1); // a look under way when it stopped
+
+		// a timer set at the first look is cleared by stop()
+		await ensureConversation(db, 'conv_1', 'active', new Date());
+		await db.query("update conversations set team_state = 'snoozed', snoozed_until = $1", [new Date(Date.now() + 400)]);
+		const timed = countingLooks(db);
+		const second = new SnoozeAlarm({ db: timed.db, log: quiet, now: Date.now, checkEveryMs: 3_600_000 });
+		second.start();
+		await expect.poll(timed.looks, { timeout: 10_000 }).toBe(1);
+		await pause(50);
+		second.stop();
+		await pause(800);
+		expect(timed.looks()).toBe(1);
 		expect((await db.query<{ team_state: string }>('select team_state from conversations'))[0].team_state).toBe('snoozed');
 	});
 });

@@ -28,6 +28,7 @@ export class SnoozeAlarm {
 
 	start(): void {
 		this.poll = setInterval(() => void this.wake(), this.deps.checkEveryMs ?? SNOOZE_CHECK_MS);
+		// Stryker disable next-line OptionalChaining: equivalent: the alarm runs in Node, whose timers all have unref
 		this.poll.unref?.();
 		void this.wake();
 	}
@@ -46,7 +47,9 @@ export class SnoozeAlarm {
 
 	/** A timer at `at`, unless one comes sooner or the next look comes first (a far end would overflow a timer). */
 	private arm(at: number): void {
+		// Stryker disable next-line EqualityOperator: equivalent: an end equal to the timer's would only get the same timer again
 		if (this.stopped || (this.alarm && this.alarm.at <= at)) return;
+		// Stryker disable next-line EqualityOperator: equivalent: an end exactly one interval away is met by the next look, which then sets the timer
 		if (at - this.deps.now() > (this.deps.checkEveryMs ?? SNOOZE_CHECK_MS)) return;
 		if (this.alarm) clearTimeout(this.alarm.timer);
 		const timer = setTimeout(
@@ -56,6 +59,7 @@ export class SnoozeAlarm {
 			},
 			Math.max(0, at - this.deps.now()) + AFTER_END_MS
 		);
+		// Stryker disable next-line OptionalChaining: equivalent: the alarm runs in Node, whose timers all have unref
 		timer.unref?.();
 		this.alarm = { at, timer };
 	}
@@ -67,6 +71,7 @@ export class SnoozeAlarm {
 			const [next] = await this.deps.db.query<{ until: Date | null }>(
 				"select min(snoozed_until) as until from conversations where team_state = 'snoozed'"
 			);
+			// Stryker disable next-line OptionalChaining: equivalent: select min(…) always answers one row
 			if (next?.until) this.arm(new Date(next.until).getTime());
 		} catch (error) {
 			this.deps.log.warn('the snoozes could not be checked', { reason: errorText(error) });
