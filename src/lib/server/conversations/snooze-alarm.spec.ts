@@ -89,6 +89,31 @@ describe.each(BACKENDS)('snoozes end on time on %s (docs/inbox-api.md §4 "Lifec
 		}
 	});
 
+	it('keeps the timer at the sooner end when a later one is set after it', async () => {
+		const db = await databases.open();
+		for (const id of ['conv_sooner', 'conv_later']) await ensureConversation(db, id, 'active', new Date());
+		const snooze = (id: string, until: number) =>
+			db.query("update conversations set team_state = 'snoozed', snoozed_until = $2 where conversation_id = $1", [id, new Date(until)]);
+		const stateOf = async (id: string) =>
+			(await db.query<{ team_state: string }>('select team_state from conversations where conversation_id = $1', [id]))[0].team_state;
+		const alarm = new SnoozeAlarm({ db, log: quiet, now: Date.now, checkEveryMs: 3_600_000 });
+		alarm.start();
+		try {
+			await pause(100);
+			const sooner = Date.now() + 300;
+			const later = Date.now() + 8_000;
+			await snooze('conv_sooner', sooner);
+			alarm.snoozedUntil(new Date(sooner));
+			await snooze('conv_later', later);
+			alarm.snoozedUntil(new Date(later));
+			// a timer moved to the later end would wake the sooner snooze only then
+			await expect.poll(() => stateOf('conv_sooner'), { timeout: 5_000 }).toBe('open');
+			expect(await stateOf('conv_later')).toBe('snoozed');
+		} finally {
+			alarm.stop();
+		}
+	});
+
 	it('keeps no timer for a far end, which only a later look will reach', async () => {
 		const db = await databases.open();
 		const { db: counted, looks } = countingLooks(db);
