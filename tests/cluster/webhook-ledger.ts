@@ -97,6 +97,11 @@ export async function settledCounts(
 		const done = attempted.length === deliveries.length && attempted.length >= options.expected && processed.length === acknowledged.size;
 		if (done || Date.now() > deadline) {
 			const lines = processedLines(cluster);
+			// a refusal is a bug to find: the output keeps what the simulator saw of each one
+			for (const delivery of attempted)
+				for (const attempt of delivery.attemptLog)
+					if (refusedAttempts({ attemptLog: [attempt] }))
+						console.log(`cluster: refused attempt of ${delivery.eventId}: ${JSON.stringify(attempt)}`);
 			return {
 				acknowledged: acknowledged.size,
 				stored: [...acknowledged].filter((eventId) => states.has(eventId)).length,
