@@ -4,7 +4,8 @@
  * turn it is — online (availability.ts), able to read it, below the team's cap of open conversations, and
  * whose last automatic assignment is the oldest. Any process may run it at any time: each conversation is
  * decided in its own short transaction with its row locked (`for update skip locked`: decided once), and
- * the agent whose turn is taken is locked too, so processes deciding at once take the next agents in turn.
+ * the turn is taken under one transaction lock for the whole team, so processes deciding at once still
+ * give the turns strictly in order (an agent skipped because another process held them would get less).
  */
 import { getAccount } from '../db/accounts';
 import type { Database, Queryable } from '../db/database';
@@ -28,7 +29,10 @@ const NEXT_WAITING = `
 	limit 1
 	for update of c skip locked`;
 
-/** The agent whose turn it is for conversation `$1` at `$2`, under the cap `$3` (0: none); their row locked. */
+/** The lock every process takes to give a turn (pg_advisory_xact_lock), released at commit. */
+const TURN_LOCK = 7_270_611;
+
+/** The agent whose turn it is for conversation `$1` at `$2`, under the cap `$3` (0: none). */
 const NEXT_AGENT = `
 	select a.account_id from accounts a join agent_availability v on v.account_id = a.account_id
 	where a.role = 'agent' and a.disabled_at is null
@@ -37,8 +41,7 @@ const NEXT_AGENT = `
 	  and ${availabilitySql('$2')} = 'online'
 	  and ($3 = 0 or (select count(*) from conversations o where o.assignee_id = a.account_id and o.team_state = 'open') < $3)
 	order by v.last_turn nulls first, a.display_name, a.account_id
-	limit 1
-	for update of v skip locked`;
+	limit 1`;
 
 /** Gives the waiting conversations to agents in turn; returns how many were assigned. */
 export async function assignWaiting(db: Database, now: Date): Promise<number> {
@@ -66,6 +69,7 @@ async function assignNext(
 ): Promise<'assigned' | 'passed over' | 'none waiting'> {
 	const [waiting] = await tx.query<{ conversation_id: string }>(NEXT_WAITING, [passedOver]);
 	if (!waiting) return 'none waiting';
+	await tx.query('select pg_advisory_xact_lock($1)', [TURN_LOCK]);
 	const [next] = await tx.query<{ account_id: string }>(NEXT_AGENT, [waiting.conversation_id, now, cap]);
 	const agent = next && (await getAccount(tx, next.account_id));
 	if (!agent) {
