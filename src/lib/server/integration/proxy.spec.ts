@@ -34,6 +34,9 @@ describe.each(BACKENDS)('the signing proxy /api/v1 on %s (docs/inbox-api.md §6,
 		const invited = await agent.post('/api/invites', {});
 		customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
 		await customer.say('Is my order on its way?');
+		// the simulator has sent the conversation's start: the agent may act on it once the inbox has stored its wraps
+		const id = customer.conversationId;
+		await expect.poll(async () => (await agent.get(`/api/v1/conversations/${id}`)).status, { timeout: 20_000 }).toBe(200);
 	}, 60_000);
 
 	it('forwards an agent’s conversation work, and for nobody invitations, rosters, agent wraps, rewraps or deliveries', async () => {
