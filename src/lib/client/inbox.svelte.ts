@@ -12,7 +12,7 @@ import { getContext, setContext } from 'svelte';
 import type { CryptoWorkerClient } from '../crypto-worker/client';
 import { v1 } from '../wire/v1';
 import { fail } from '../errors';
-import { getCompanyKey, getConversation, getTeam, listCannedReplies, listLabels, setAvailability } from './api';
+import { getCompanyKey, getConversation, getSession, getTeam, listCannedReplies, listLabels, setAvailability } from './api';
 import { ConversationStore } from './conversations.svelte';
 import { LiveEvents } from './events.svelte';
 import { explainMessageProblem } from './explain';
@@ -45,7 +45,8 @@ export class InboxState {
 	labels = $state.raw<Label[]>([]);
 	/** The team's names, for the assignment pickers and the admins' view by agent. */
 	team = $state.raw<TeamMember[]>([]);
-	private started = false;
+	/** The account is an admin or an agent of the latest roster (at start, and again at each resync). */
+	private rosterAgent = false;
 	readonly live: LiveEvents;
 	readonly authors = new MessageAuthors();
 	/** Full-text search over what this agent decrypted (docs/search.md); a new one at each unlock. */
@@ -94,7 +95,12 @@ export class InboxState {
 				this.loadLabels();
 				this.loadCannedReplies();
 				this.loadTeam();
-				if (this.#locked !== null) this.sayLocked(this.#locked);
+				void getSession()
+					.then((session) => {
+						this.rosterAgent = session.rosterAgent;
+						if (this.#locked !== null) this.sayLocked(this.#locked);
+					})
+					.catch(() => undefined);
 				this.loadMentions();
 				void this.thread?.catchUp().catch(() => undefined);
 				void this.thread?.loadNotes();
@@ -108,7 +114,7 @@ export class InboxState {
 	 * between the two is replayed, not lost (without a list, the stream starts from now).
 	 */
 	start({ rosterAgent }: { rosterAgent: boolean }): void {
-		this.started = true;
+		this.rosterAgent = rosterAgent;
 		if (this.#locked !== null) this.sayLocked(this.#locked);
 		let liveStarted = false;
 		const startLive = (afterEventId?: number) => {
@@ -160,12 +166,13 @@ export class InboxState {
 	#lockedSaid: boolean | null = null;
 
 	/**
-	 * An agent whose key is locked (idle, or by Lock) is away until they unlock (§4 "Availability"). The
-	 * server refuses an account outside the roster, which gets no work: said again when a roster takes it in.
+	 * An agent whose key is locked (idle, or by Lock) is away until they unlock (§4 "Availability"). Only
+	 * the roster's agents have one (the server refuses others, who get no work): said once a roster takes
+	 * the account in.
 	 */
 	private sayLocked(locked: boolean): void {
 		this.#locked = locked;
-		if (!this.started || this.#lockedSaid === locked) return;
+		if (!this.rosterAgent || this.#lockedSaid === locked) return;
 		this.#lockedSaid = locked;
 		void setAvailability({ idle: locked }).catch(() => (this.#lockedSaid = null));
 	}
