@@ -36,7 +36,10 @@ describe.each(BACKENDS)('the signing proxy /api/v1 on %s (docs/inbox-api.md §6,
 		await customer.say('Is my order on its way?');
 		// the simulator has sent the conversation's start: the agent may act on it once the inbox has stored its wraps
 		const id = customer.conversationId;
-		await expect.poll(async () => (await agent.get(`/api/v1/conversations/${id}`)).status, { timeout: 20_000 }).toBe(200);
+		await vi.waitFor(async () => expect((await agent.get(`/api/v1/conversations/${id}`)).status).toBe(200), {
+			timeout: 20_000,
+			interval: 50
+		});
 	}, 60_000);
 
 	it('forwards an agent’s conversation work, and for nobody invitations, rosters, agent wraps, rewraps or deliveries', async () => {
