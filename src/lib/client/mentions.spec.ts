@@ -30,6 +30,27 @@ describe('typing a mention (docs/inbox-api.md §4 "Mentions")', () => {
 		expect(matchCandidates('ag', many)).toHaveLength(8);
 	});
 
+	it('offers the readers at work first, then those away, then the others, each in the order given', () => {
+		const team = Array.from({ length: 12 }, (_, index) => ({
+			accountId: `acc_${index}`,
+			displayName: `Agent ${index}`,
+			availability: 'offline' as const
+		}));
+		const away = { accountId: 'acc_away', displayName: 'Zed', availability: 'away' as const };
+		const online = [
+			{ accountId: 'acc_yo', displayName: 'Yo', availability: 'online' as const },
+			{ accountId: 'acc_zo', displayName: 'Zo', availability: 'online' as const }
+		];
+		const offered = matchCandidates('', [...team, away, ...online]);
+		expect(offered.map((candidate) => candidate.accountId)).toEqual([
+			'acc_yo',
+			'acc_zo',
+			'acc_away',
+			...team.slice(0, 5).map((agent) => agent.accountId)
+		]);
+		expect(matchCandidates('z', [...team, away, ...online])).toEqual([online[1], away]);
+	});
+
 	it('puts the picked name in place of what was typed, the caret after it', () => {
 		expect(insertMention('ask @an now', 4, 7, 'Ana López')).toEqual({ text: 'ask @Ana López  now', caret: 15 });
 		expect(insertMention('@', 0, 1, 'Bo Smith')).toEqual({ text: '@Bo Smith ', caret: 10 });

@@ -4,11 +4,13 @@
  * text mentions (the ids the browser sends beside the sealed note), and the list of conversations where
  * this agent was mentioned, kept current by live events.
  */
-import type { MentionEvent, MentionSummary } from '../inbox-api/records';
+import type { Availability, MentionEvent, MentionSummary } from '../inbox-api/records';
 
 export interface MentionCandidate {
 	accountId: string;
 	displayName: string;
+	/** Whether they are at work now (conversations/availability.ts), when the page knows it. */
+	availability?: Availability;
 }
 
 /** What may follow `@` while a name is typed: letters, digits and the marks names have, one space at a time. */
@@ -25,14 +27,23 @@ export function mentionQuery(text: string, caret: number): { start: number; quer
 	return TYPED_NAME.test(query) ? { start, query } : null;
 }
 
-/** The readers whose name, or a word of it, starts with `query` (any case), by name, at most SHOWN_CANDIDATES. */
+/** Who is offered first: the agents at work now, then those away, then the others. */
+const AVAILABILITY_RANK = { online: 0, away: 1, offline: 2 } as const;
+
+/**
+ * The readers whose name, or a word of it, starts with `query` (any case), at most SHOWN_CANDIDATES:
+ * the online first, then the away, then the offline, each by name (as given) — in a team of fifty,
+ * `@` alone offers the people who can answer now.
+ */
 export function matchCandidates<C extends MentionCandidate>(query: string, candidates: readonly C[]): C[] {
 	const wanted = query.trim().toLocaleLowerCase();
+	const rank = (candidate: C) => AVAILABILITY_RANK[candidate.availability ?? 'offline'];
 	return candidates
 		.filter((candidate) => {
 			const name = candidate.displayName.toLocaleLowerCase();
 			return name.startsWith(wanted) || name.split(/\s+/).some((word) => word.startsWith(wanted));
 		})
+		.sort((a, b) => rank(a) - rank(b))
 		.slice(0, SHOWN_CANDIDATES);
 }
 
