@@ -119,6 +119,8 @@ export class ThreadStore {
 	private opened: Promise<void> = Promise.resolve();
 	/** Settles once the newest page is shown (or failed to load), before its senders are named and pending sends restored. */
 	private newestShown: Promise<void> = Promise.resolve();
+	/** Settles when the message opened from search is shown (or could not be). */
+	private revealing: Promise<void> = Promise.resolve();
 
 	constructor(
 		conversation: ConversationView,
@@ -250,8 +252,18 @@ export class ThreadStore {
 	 * Shows a message found by search (docs/search.md): once the thread is open, older pages load until
 	 * it is there (or the start of the conversation); false when it is not in this conversation.
 	 */
-	async reveal(messageId: string, maxPages = 100): Promise<boolean> {
-		// what the jump waits for is the pages on the way to the message: naming senders and restoring
+	reveal(messageId: string, maxPages = 100): Promise<boolean> {
+		const revealing = this.revealNow(messageId, maxPages);
+		this.revealing = revealing.then(
+			() => undefined,
+			() => undefined
+		);
+		return revealing;
+	}
+
+	private async revealNow(messageId: string, maxPages: number): Promise<boolean> {
+		// what the jump waits for is the pages on the way to the message: the notes, the readers, the
+		// profile and the presence are asked for once it is shown (openNow), naming senders and restoring
 		// pending sends go on beside it
 		await this.newestShown;
 		for (
@@ -294,11 +306,13 @@ export class ThreadStore {
 			return;
 		}
 		this.#keyState = 'open';
-		this.announceViewing();
 		const newest = this.showNewest(newestPage).then((page) => {
 			newestShown();
 			return page?.named;
 		});
+		// a message opened from search has the server to itself until it is shown
+		await newest.then(() => this.revealing);
+		this.announceViewing();
 		await Promise.all([newest, this.loadNotes(), this.readProfile(), this.loadReaders()]);
 		await this.sender.restorePending();
 	}
