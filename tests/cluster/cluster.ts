@@ -7,6 +7,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { ensureBuild } from '../../src/cli/stack/build';
 import { freePort } from '../../src/cli/stack/processes';
 import {
@@ -125,4 +126,16 @@ export async function startCluster(): Promise<Cluster> {
 		}
 	};
 	return cluster;
+}
+
+/** Starts the test file's cluster before its tests (handing it to `started`) and stops it after them. */
+export function useCluster(started: (cluster: Cluster) => void): void {
+	let cluster: Cluster | undefined;
+	beforeAll(async () => {
+		cluster = await startCluster();
+		started(cluster);
+	}, 600_000);
+	afterAll(async () => {
+		await cluster?.stop();
+	}, 60_000);
 }

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { cpSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { settledGrantJob } from '$test-support/admin-api';
 import { simControl, type Customer } from '$test-support/customer';
 import { HAPROXY_CONFIG } from '$test-support/haproxy';
@@ -15,7 +15,7 @@ import { startKeepAliveClients, type Outcome } from '$test-support/keep-alive-cl
 import { parseLog } from '$test-support/server-log';
 import { postWebhook } from '$test-support/webhooks';
 import { signStatement } from '../../src/lib/crypto/index';
-import { startCluster, WORK_LEASE_MS, type Cluster } from './cluster';
+import { useCluster, WORK_LEASE_MS, type Cluster } from './cluster';
 import { newCustomers, startCustomerLoad } from './customer-load';
 import { grantJobOwnedBy, signingKeyOf, uploadsSince } from './grant-jobs';
 import { deliveriesOf, report, settledCounts } from './webhook-ledger';
@@ -25,12 +25,7 @@ import { deliveriesOf, report, settledCounts } from './webhook-ledger';
 vi.setConfig({ testTimeout: 90_000 });
 
 let cluster: Cluster;
-beforeAll(async () => {
-	cluster = await startCluster();
-}, 600_000);
-afterAll(async () => {
-	await cluster?.stop();
-}, 60_000);
+useCluster((started) => (cluster = started));
 
 /** Waits until the simulator made an attempt at every event of the customers' conversations so far. */
 async function deliveredSoFar(customers: readonly Customer[]): Promise<void> {

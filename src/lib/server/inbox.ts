@@ -144,7 +144,11 @@ function createWorkers(config: InboxConfig, { db, companyKeys, webhookSecrets }:
 	});
 	const storeInvitationProfiles = () => convertPendingProfiles({ db, companyKeys, log }, new Date(now()));
 	const roundRobin = coalesce(async () => {
-		await assignWaiting(db, new Date(now())).catch((error) => log.warn('the round-robin could not assign', { reason: errorText(error) }));
+		const assigned = await assignWaiting(db, new Date(now())).catch((error) => {
+			log.warn('the round-robin could not assign', { reason: errorText(error) });
+			return 0;
+		});
+		if (assigned > 0) log.info('the round-robin assigned conversations', { assigned });
 	});
 	const processor = new WebhookProcessor({
 		db,
