@@ -49,6 +49,13 @@ export interface ReportRow {
 	figures: ReportFigures;
 }
 
+/** How long an account was online in the range (docs/reports.md "Time online"), in seconds. */
+export interface TimeOnlineRow {
+	key: string;
+	name: string;
+	seconds: number;
+}
+
 /** Conversations as they are now: open (the team's state), open without an assignee, open with the customer's message last. */
 export type CurrentFigures = Record<CurrentFigure, number>;
 
@@ -61,6 +68,8 @@ export interface TeamReport {
 	byLabel: ReportRow[];
 	/** Customer messages by ISO weekday (index 0 = Monday) and hour (0–23) in the range's time zone. */
 	heatmap: number[][];
+	/** A row per account online in the range, by name (for an agent, their own). */
+	timeOnline: TimeOnlineRow[];
 	current: CurrentFigures;
 }
 
@@ -83,7 +92,7 @@ export interface ReportConversationQuery extends ReportQuery {
 }
 
 /** The tables `GET /api/reports/csv?table=…` gives. */
-export const REPORT_TABLES = ['overall', 'byAgent', 'byLabel', 'firstResponseBuckets', 'heatmap', 'current'] as const;
+export const REPORT_TABLES = ['overall', 'byAgent', 'byLabel', 'firstResponseBuckets', 'heatmap', 'timeOnline', 'current'] as const;
 export type ReportTable = (typeof REPORT_TABLES)[number];
 
 /** `GET /api/reports/conversations`: the conversations behind one figure, newest event first. */

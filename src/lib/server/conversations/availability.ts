@@ -18,6 +18,40 @@ export function availabilitySql(now: string): string {
 		else 'online' end`;
 }
 
+/** The longest pause between two heartbeats of an online agent's streams over which their time online runs on. */
+export const ONLINE_GAP_MS = STREAM_STALE_MS;
+/** The lock one account's heartbeats take turns on (pg_advisory_xact_lock with the account's hash). */
+const ONLINE_LOCK = 7_270_612;
+
+/**
+ * A live stream of the account's says at `now` that they are there (at its open and each heartbeat):
+ * unless they are away or idle, their stretch online runs on to `now`, or a new one starts when the last
+ * ended more than ONLINE_GAP_MS ago (docs/reports.md "Time online"). The heartbeats of several tabs and
+ * processes take turns on a lock of the account, so the stretches never overlap.
+ */
+export async function recordOnline(db: Database, accountId: string, now: Date): Promise<void> {
+	await db.transaction(async (tx) => {
+		await tx.query('select pg_advisory_xact_lock($1, hashtext($2))', [ONLINE_LOCK, accountId]);
+		const [state] = await tx.query<{ away: boolean }>(
+			'select away_by_choice or idle as away from agent_availability where account_id = $1',
+			[accountId]
+		);
+		if (state?.away) return;
+		const extended = await tx.query(
+			`update agent_online_spans set last_seen_at = greatest(last_seen_at, $2)
+			 where account_id = $1 and started_at = (select max(started_at) from agent_online_spans where account_id = $1)
+			   and last_seen_at >= $2::timestamptz - interval '${ONLINE_GAP_MS} milliseconds'
+			 returning started_at`,
+			[accountId, now]
+		);
+		if (extended.length === 0)
+			await tx.query('insert into agent_online_spans (account_id, started_at, last_seen_at) values ($1, $2, $2) on conflict do nothing', [
+				accountId,
+				now
+			]);
+	});
+}
+
 /** Each enabled account's availability at `now`. */
 export async function availabilities(db: Queryable, now: Date): Promise<Map<string, Availability>> {
 	const rows = await db.query<{ account_id: string; availability: Availability }>(

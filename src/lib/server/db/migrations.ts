@@ -628,5 +628,21 @@ create index message_authors_by_conversation on message_authors (conversation_id
 create index conversation_activity_by_kind on conversation_activity (kind, created_at);
 create index conversations_by_created on conversations (created_at);
 `
+	},
+	{
+		version: 29,
+		name: 'time online',
+		sql: `
+-- Time online (docs/reports.md "Time online"): each stretch an account was online — a live stream of
+-- theirs said so at open and at each heartbeat while they were neither away nor idle — from its start to
+-- the last heartbeat that found them so. A heartbeat after a longer pause starts a new stretch.
+create table agent_online_spans (
+	account_id text not null references accounts (account_id) on delete cascade,
+	started_at timestamptz not null,
+	last_seen_at timestamptz not null,
+	primary key (account_id, started_at)
+);
+create index agent_online_spans_by_time on agent_online_spans (last_seen_at) include (account_id, started_at);
+`
 	}
 ];

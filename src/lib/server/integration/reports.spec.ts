@@ -27,8 +27,21 @@ describe('the team reports over HTTP (docs/reports.md "The API"; docs/inbox-api.
 		expect((await grace.put(`/api/conversations/${id}/assignee`, { accountId: adaId })).status).toBe(200);
 		expect((await grace.put(`/api/conversations/${id}/state`, { state: 'resolved' })).status).toBe(200);
 
+		// ada's tab opens, reloads a second later: one stretch online, shown to the team and to her
+		for (const pause of [1_100, 0]) {
+			const stream = await ada.events();
+			await stream.waitFor((event) => event.event === 'ready');
+			stream.close();
+			await new Promise((resolve) => setTimeout(resolve, pause));
+		}
+
 		const range = `from=${day(-1)}&to=${day(1)}&tz=Europe/Berlin`;
 		const team = await grace.get(`/api/reports?${range}`);
+		const online = (rows: { key: string; seconds: number }[]) => rows.map((row) => [row.key, row.seconds >= 1 && row.seconds < 60]);
+		expect(online(team.body.timeOnline)).toEqual([[adaId, true]]);
+		expect(online((await ada.get(`/api/reports?${range}`)).body.timeOnline)).toEqual([[adaId, true]]);
+		const onlineCsv = await fetch(`${grace.url}/api/reports/csv?${range}&table=timeOnline`, { headers: { cookie: grace.cookie! } });
+		expect((await onlineCsv.text()).split('\r\n')[1]).toMatch(new RegExp(`^${adaId},Ada Agent,[0-9.]+$`));
 		expect(team.status).toBe(200);
 		expect(team.body).toMatchObject({ scope: 'team', range: { from: day(-1), to: day(1), timeZone: 'Europe/Berlin' } });
 		expect(team.body.overall).toMatchObject({ opened: 1, resolved: 1, messagesIn: 1, messagesOut: 0 });
@@ -92,7 +105,7 @@ describe('the team reports over HTTP (docs/reports.md "The API"; docs/inbox-api.
 		const table = await grace.get('/api/reports/csv?from=2026-02-01&to=2026-03-01&table=secrets');
 		expect([table.status, table.body.error.message]).toEqual([
 			400,
-			'table must be one of overall, byAgent, byLabel, firstResponseBuckets, heatmap, current'
+			'table must be one of overall, byAgent, byLabel, firstResponseBuckets, heatmap, timeOnline, current'
 		]);
 	});
 });

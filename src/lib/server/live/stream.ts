@@ -9,6 +9,7 @@
  */
 import type { Account } from '../db/accounts';
 import { hasConversationAccess, isRosterAgent } from '../conversations/access';
+import { recordOnline } from '../conversations/availability';
 import { getConversationView } from '../db/conversations';
 import type { Database } from '../db/database';
 import { liveEventBounds, type LiveEvent } from '../db/live-events';
@@ -137,12 +138,21 @@ class LiveStream {
 				this.#lastSent
 			)
 		);
+		this.#seenOnline();
 		this.#keepAlive = setInterval(() => {
 			this.#send(frame('heartbeat', {}));
 			void this.#checkSession();
 			void this.#options.usage.refreshStream(this.#options.streamId, new Date(this.#options.now())).catch(() => undefined);
+			this.#seenOnline();
 		}, KEEP_ALIVE_MS);
 		this.#keepAlive.unref?.();
+	}
+
+	/** The account's time online runs on (conversations/availability.ts); a failure costs a heartbeat's worth of it. */
+	#seenOnline(): void {
+		void recordOnline(this.#options.db, this.#account.accountId, new Date(this.#options.now())).catch((error) =>
+			this.#options.log.warn('time online not recorded', { account: this.#account.accountId, reason: errorText(error) })
+		);
 	}
 
 	#send(text: string): void {

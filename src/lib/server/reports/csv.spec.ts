@@ -29,6 +29,7 @@ const report: TeamReport = {
 	],
 	byLabel: [],
 	heatmap: Array.from({ length: 7 }, (_, day) => Array.from({ length: 24 }, (_, hour) => (day === 6 && hour === 23 ? 9 : 0))),
+	timeOnline: [{ key: 'acc_1', name: 'Ann "the lead", Berlin', seconds: 5400.5 }],
 	current: { open: 4, unassigned: 1, waiting: 2 }
 };
 
@@ -51,6 +52,7 @@ describe('the report as CSV (docs/reports.md "The API")', () => {
 		expect(heatmap[0]).toBe(`weekday,${Array.from({ length: 24 }, (_, hour) => `h${hour}`).join(',')}`);
 		expect(heatmap[1]).toBe(`Monday,${Array(24).fill(0).join(',')}`);
 		expect(heatmap[7]).toBe(`Sunday,${[...Array(23).fill(0), 9].join(',')}`);
+		expect(reportTableCsv(report, 'timeOnline')).toBe('key,name,seconds\r\nacc_1,"Ann ""the lead"", Berlin",5400.5\r\n');
 		expect(reportTableCsv(report, 'current')).toBe('figure,count\r\nopen,4\r\nunassigned,1\r\nwaiting,2\r\n');
 	});
 });

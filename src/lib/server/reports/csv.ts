@@ -65,6 +65,8 @@ export function reportTableCsv(report: TeamReport, table: ReportTable): string {
 				['weekday', ...Array.from({ length: 24 }, (_, hour) => `h${hour}`)],
 				...report.heatmap.map((hours, day) => [WEEKDAYS[day], ...hours])
 			]);
+		case 'timeOnline':
+			return lines([['key', 'name', 'seconds'], ...report.timeOnline.map((row) => [row.key, row.name, row.seconds])]);
 		case 'current':
 			return lines([['figure', 'count'], ...Object.entries(report.current)]);
 	}

@@ -9,10 +9,11 @@
  */
 import { FIRST_RESPONSE_BUCKETS, type RangeFigure } from '../../inbox-api/reports';
 
-const FROM = `($1::timestamp at time zone $3::text)`;
-const TO = `($2::timestamp at time zone $3::text)`;
+/** The range's first instant and the instant after it, from the parameters above. */
+export const RANGE_FROM = `($1::timestamp at time zone $3::text)`;
+export const RANGE_TO = `($2::timestamp at time zone $3::text)`;
 
-const inRange = (column: string) => `${column} >= ${FROM} and ${column} < ${TO}`;
+const inRange = (column: string) => `${column} >= ${RANGE_FROM} and ${column} < ${RANGE_TO}`;
 
 /** The `kind` of the facts behind each figure of the range. */
 export const FACT_KIND: Readonly<Record<RangeFigure, string>> = {

@@ -10,10 +10,11 @@ import {
 	type DurationFigure,
 	type ReportFigures,
 	type ReportRow,
-	type TeamReport
+	type TeamReport,
+	type TimeOnlineRow
 } from '../../inbox-api/reports';
 import type { Database, Queryable } from '../db/database';
-import { FIGURE_COLUMNS, HOUR, SCOPED_FACTS, WEEKDAY } from './facts';
+import { FIGURE_COLUMNS, HOUR, RANGE_FROM, RANGE_TO, SCOPED_FACTS, WEEKDAY } from './facts';
 import type { ReportRange } from './range';
 
 /** Whose figures: the whole team, or one agent's own (what an agent may see). */
@@ -63,6 +64,19 @@ const CURRENT_SQL = `
 select count(*)::int as open, count(*) filter (where c.assignee_id is null)::int as unassigned,
 	count(*) filter (where ${waitingCondition('c')})::int as waiting
 from conversations c where c.team_state = 'open' and ($1::text is null or c.assignee_id = $1::text)`;
+
+/**
+ * Each account's time online in `[$1, $2)` of the zone `$3` (docs/reports.md "Time online"): its
+ * stretches cut to the range; `$4` the one account whose time counts (null: everyone's).
+ */
+const TIME_ONLINE_SQL = `
+select s.account_id as key, min(a.display_name) as name,
+	sum(extract(epoch from least(s.last_seen_at, ${RANGE_TO}) - greatest(s.started_at, ${RANGE_FROM})))::float8 as seconds
+from agent_online_spans s join accounts a on a.account_id = s.account_id
+where s.last_seen_at > ${RANGE_FROM} and s.started_at < ${RANGE_TO} and ($4::text is null or s.account_id = $4::text)
+group by s.account_id
+having sum(extract(epoch from least(s.last_seen_at, ${RANGE_TO}) - greatest(s.started_at, ${RANGE_FROM}))) > 0
+order by 2, 1`;
 
 /** Whether the last message of the conversation `alias` is the customer's. */
 export function waitingCondition(alias: string): string {
@@ -115,10 +129,12 @@ export async function currentFigures(db: Queryable, scope: ReportScope): Promise
  * Without JIT: compiling the statement's many aggregates costs more than it saves (docs/reports.md "Cost").
  */
 export async function buildTeamReport(db: Database, range: ReportRange, scope: ReportScope): Promise<TeamReport> {
+	const parameters = [range.from, range.to, range.timeZone, scope.agentId];
 	const rows = await db.transaction(async (tx) => {
 		await tx.query('set local jit = off');
-		return tx.query<FigureRow>(REPORT_SQL, [range.from, range.to, range.timeZone, scope.agentId]);
+		return tx.query<FigureRow>(REPORT_SQL, parameters);
 	});
+	const timeOnline = await db.query<TimeOnlineRow>(TIME_ONLINE_SQL, parameters);
 	return {
 		range: { from: range.from, to: range.to, timeZone: range.timeZone },
 		scope: scope.agentId === null ? 'team' : 'self',
@@ -126,6 +142,7 @@ export async function buildTeamReport(db: Database, range: ReportRange, scope: R
 		byAgent: rowsOf(rows, 'byAgent'),
 		byLabel: rowsOf(rows, 'byLabel'),
 		heatmap: heatmapOf(rows),
+		timeOnline: timeOnline.map((row) => ({ key: row.key, name: row.name, seconds: Number(row.seconds) })),
 		current: await currentFigures(db, scope)
 	};
 }
