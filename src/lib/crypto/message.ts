@@ -80,6 +80,7 @@ export function pad(bytes: Uint8Array): Uint8Array {
 export function unpad(padded: Uint8Array): Uint8Array {
 	if (padded.length === 0 || padded.length % PADDING_BLOCK !== 0) fail('BAD_PADDING', 'padded length is not a multiple of 256');
 	const marker = lastNonZeroIndex(padded);
+	// Stryker disable next-line ConditionalExpression: equivalent: at −1 (all zeros) `padded[marker]` is undefined, not 0x80, so the same refusal follows
 	if (marker < 0 || padded[marker] !== 0x80) fail('BAD_PADDING', 'padding has no 0x80 marker');
 	if (padded.length - marker > PADDING_BLOCK) fail('BAD_PADDING', 'padding is longer than 256 bytes');
 	return padded.subarray(0, marker);
@@ -97,7 +98,7 @@ function lastNonZeroIndex(bytes: Uint8Array): number {
 		end = word * 4;
 	}
 	let index = end - 1;
-	// Stryker disable next-line EqualityOperator: equivalent: at index 0 the byte is either the marker (the same result) or zero (no marker either way)
+	// Stryker disable next-line EqualityOperator,ConditionalExpression: equivalent: at index 0 the byte is either the marker (the same result) or zero (no marker either way); at −1 `bytes[-1]` is undefined, not 0x00, so the loop stops there anyway
 	while (index >= 0 && bytes[index] === 0x00) index--;
 	return index;
 }
