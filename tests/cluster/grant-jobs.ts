@@ -31,7 +31,7 @@ export async function signingKeyOf(member: ClusterMember): Promise<Uint8Array> {
 /**
  * Seeds `count` more conversations (the job grants every conversation of the company) and uploads a roster adding a new agent to `owner` while `other` is
  * paused, so that `owner` takes the grant job that follows; resolves once it granted some conversations
- * (HAProxy may still have `other` out then).
+ * (`other` is back in HAProxy then).
  */
 export async function grantJobOwnedBy(
 	cluster: Cluster,
@@ -51,6 +51,9 @@ export async function grantJobOwnedBy(
 	const roster = signedRoster(companyId, next.rosterVersion, [agent.rosterEntry], await signingKeyOf(owner));
 	const onOwner = await cluster.adminOn(owner);
 	const uploadsBefore = await wrapUploads(cluster);
+	// `other` is paused only so that it cannot take the job: out of HAProxy meanwhile, so that its pause
+	// is no failure to detect (and not still DOWN there when the owner is paused in turn)
+	await cluster.haproxy.setServerState(other.name, 'maint');
 	other.inbox.process.child.kill('SIGSTOP');
 	try {
 		const uploaded = await onOwner.post('/api/admin/roster', roster);
@@ -68,5 +71,6 @@ export async function grantJobOwnedBy(
 		throw new Error(`grant job ${jobId} granted nothing in 30 s`);
 	} finally {
 		other.inbox.process.child.kill('SIGCONT');
+		await cluster.haproxy.setServerState(other.name, 'ready');
 	}
 }

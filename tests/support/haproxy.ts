@@ -23,6 +23,12 @@ export interface RunningHaproxy {
 	serverStatus(): Promise<Record<string, ServerStatus>>;
 	/** Polls until `server` has `status`. */
 	waitForServer(server: string, status: 'UP' | 'DOWN', timeoutMs?: number): Promise<void>;
+	/**
+	 * What an operator does through the runtime API: `maint` takes `server` out of both backends at once
+	 * (no request goes to it, no check can mark it down); `ready` puts it back, healthy at once rather
+	 * than after its checks rise again.
+	 */
+	setServerState(server: string, state: 'maint' | 'ready'): Promise<void>;
 	stop(): Promise<void>;
 }
 
@@ -76,6 +82,16 @@ export async function startHaproxy(options: {
 				if (now === status) return;
 				if (Date.now() > deadline) throw new Error(`HAProxy still says ${server} is ${now}, not ${status}`);
 				await new Promise((resolve) => setTimeout(resolve, 100));
+			}
+		},
+		async setServerState(server, state) {
+			const commands =
+				state === 'maint'
+					? [`set server inbox/${server} state maint`]
+					: [`set server inbox/${server} state ready`, `set server inbox/${server} health up`];
+			for (const command of commands) {
+				const answer = (await runtimeCommand(socket, command)).trim();
+				if (answer !== '') throw new Error(`HAProxy refused "${command}": ${answer}`);
 			}
 		},
 		async stop() {
