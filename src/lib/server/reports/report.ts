@@ -70,13 +70,14 @@ from conversations c where c.team_state = 'open' and ($1::text is null or c.assi
  * stretches cut to the range; `$4` the one account whose time counts (null: everyone's).
  */
 const TIME_ONLINE_SQL = `
-select s.account_id as key, min(a.display_name) as name,
-	sum(extract(epoch from least(s.last_seen_at, ${RANGE_TO}) - greatest(s.started_at, ${RANGE_FROM})))::float8 as seconds
-from agent_online_spans s join accounts a on a.account_id = s.account_id
-where s.last_seen_at > ${RANGE_FROM} and s.started_at < ${RANGE_TO} and ($4::text is null or s.account_id = $4::text)
-group by s.account_id
-having sum(extract(epoch from least(s.last_seen_at, ${RANGE_TO}) - greatest(s.started_at, ${RANGE_FROM}))) > 0
-order by 2, 1`;
+select key, name, seconds from (
+	select s.account_id as key, min(a.display_name) as name,
+		sum(extract(epoch from least(s.last_seen_at, ${RANGE_TO}) - greatest(s.started_at, ${RANGE_FROM})))::float8 as seconds
+	from agent_online_spans s join accounts a on a.account_id = s.account_id
+	where s.last_seen_at > ${RANGE_FROM} and s.started_at < ${RANGE_TO} and ($4::text is null or s.account_id = $4::text)
+	group by s.account_id
+) online where seconds > 0
+order by name, key`;
 
 /** Whether the last message of the conversation `alias` is the customer's. */
 export function waitingCondition(alias: string): string {
