@@ -90,6 +90,18 @@ export class InboxStack {
 		return roster.rosterVersion;
 	}
 
+	/** Waits until no grant job runs: every conversation of the latest roster is sealed for its agents. */
+	async grantsSettled(timeoutMs = 60_000): Promise<void> {
+		const admin = await this.admin();
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const { data } = await admin.call<{ data: { state: string }[] }>('GET', '/api/admin/grant-jobs');
+			if (!data.some((job) => job.state === 'running')) return;
+			if (Date.now() > deadline) throw new Error('a grant job is still running');
+			await new Promise((resolve) => setTimeout(resolve, 200));
+		}
+	}
+
 	/** A new invitation made through the inbox's API as `agent` (the screens have their own test). */
 	async invite(agent: AccountSpec): Promise<Invitation> {
 		const client = await InboxClient.signIn(this.url, agent.username, agent.password);
