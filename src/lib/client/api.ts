@@ -66,6 +66,9 @@ export const postPresence = (conversationId: string, state: 'viewing' | 'typing'
 
 export const listLabels = () => call(API.listLabels);
 
+/** The business hours and service targets every row is measured against (docs/service-targets.md). */
+export const getServiceTargets = () => call(API.getServiceTargets);
+
 /** Sets exactly these labels on the conversation (docs/inbox-api.md §4 "Labels"). */
 export const setConversationLabels = (conversationId: string, labelIds: string[]) =>
 	call(API.setConversationLabels, { params: { conversationId }, body: { labelIds } });

@@ -35,6 +35,8 @@ function conversation(id: string, lastActivityAt: string, extra: Partial<Convers
 		profile: null,
 		labels: [],
 		linkedConversations: [],
+		firstCustomerAt: null,
+		firstReplyAt: null,
 		...extra
 	};
 }

@@ -23,6 +23,8 @@ import {
 	type StatusFilter
 } from './conversation-list';
 import type { ConversationView } from './types';
+import { countServiceViews, dueByConversation, inServiceView, type ServiceView } from './service-due';
+import type { TargetPolicy } from '../service-targets/targets';
 
 const PAGE_SIZE = 200;
 const PREVIEW_LENGTH = 140;
@@ -49,8 +51,18 @@ export class ConversationStore {
 	status = $state<StatusFilter>('all');
 	unreadOnly = $state(false);
 	search = $state('');
+	/** The team's service targets (docs/service-targets.md), null when it has none. */
+	policy = $state.raw<TargetPolicy | null>(null);
+	/** The view by deadline. */
+	service = $state<ServiceView>('');
+	/** The clock the deadlines are read by: moved on by the page, and at each change of the list. */
+	now = $state(Date.now());
+	/** Each open conversation's next deadline. */
+	readonly dues = $derived(dueByConversation(this.#items, this.policy));
+	/** Conversations due within the hour and overdue, now. */
+	readonly serviceCounts = $derived(countServiceViews(this.dues, this.now));
 
-	readonly visible = $derived(
+	readonly #filtered = $derived(
 		filterConversations(
 			this.#items,
 			{
@@ -66,6 +78,11 @@ export class ConversationStore {
 			this.#previews,
 			this.#names
 		)
+	);
+	readonly visible = $derived(
+		this.service === ''
+			? this.#filtered
+			: this.#filtered.filter((item) => inServiceView(this.service, this.dues.get(item.conversationId), this.now))
 	);
 	readonly counts: FilterCounts = $derived(countConversations(this.#items));
 	/** Conversations in each of the team's states, live. */
@@ -153,6 +170,7 @@ export class ConversationStore {
 				// the first page replaces what was shown, later pages merge; changes that came live meanwhile win
 				const merged = cursor === null ? mergeSorted([], collected) : mergeSorted(this.#items, page.data);
 				this.#items = mergeSorted(merged, this.#changedDuringLoad);
+				this.now = Date.now();
 				if (cursor === null) firstPage?.(page.liveEventId);
 				cursor = page.nextCursor;
 			} while (cursor);
@@ -170,6 +188,7 @@ export class ConversationStore {
 	/** A conversation from an event or a call, placed where its last activity puts it. */
 	upsert(conversation: ConversationView): void {
 		this.#items = upsertSorted(this.#items, conversation);
+		this.now = Date.now();
 		if (this.#loading) this.#changedDuringLoad.push(conversation);
 	}
 

@@ -12,7 +12,17 @@ import { getContext, setContext } from 'svelte';
 import type { CryptoWorkerClient } from '../crypto-worker/client';
 import { v1 } from '../wire/v1';
 import { fail } from '../errors';
-import { getCompanyKey, getConversation, getSession, getTeam, listCannedReplies, listLabels, setAvailability } from './api';
+import {
+	getCompanyKey,
+	getConversation,
+	getServiceTargets,
+	getSession,
+	getTeam,
+	listCannedReplies,
+	listLabels,
+	setAvailability
+} from './api';
+import { targetPolicy } from '../service-targets/targets';
 import { ConversationStore } from './conversations.svelte';
 import { LiveEvents } from './events.svelte';
 import { explainMessageProblem } from './explain';
@@ -76,6 +86,7 @@ export class InboxState {
 			conversation: (conversation) => this.conversationChanged(conversation),
 			message: (conversationId, message) => void this.messageArrived(conversationId, message),
 			labels: () => this.loadLabels(),
+			targets: () => this.loadServiceTargets(),
 			team: () => this.loadTeam(),
 			presence: (event) => {
 				if (this.thread?.conversationId === event.conversationId) this.thread.presenceSeen(event);
@@ -93,6 +104,7 @@ export class InboxState {
 			resync: () => {
 				void this.conversations.load().then(() => this.threadTakesListView());
 				this.loadLabels();
+				this.loadServiceTargets();
 				this.loadCannedReplies();
 				this.loadTeam();
 				void getSession()
@@ -134,6 +146,7 @@ export class InboxState {
 		// that comes when a roster takes its key in, rather than being refused now
 		if (rosterAgent) {
 			this.loadLabels();
+			this.loadServiceTargets();
 			this.loadCannedReplies();
 		}
 		void this.crypto
@@ -204,6 +217,13 @@ export class InboxState {
 	private loadLabels(): void {
 		void listLabels()
 			.then(({ data }) => (this.labels = data))
+			.catch(() => undefined);
+	}
+
+	/** The team's service targets, for each row's deadline (at start, and when an admin changes them). */
+	private loadServiceTargets(): void {
+		void getServiceTargets()
+			.then(({ businessHours, serviceTargets }) => (this.conversations.policy = targetPolicy(serviceTargets, businessHours)))
 			.catch(() => undefined);
 	}
 

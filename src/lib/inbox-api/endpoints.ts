@@ -33,6 +33,7 @@ import type {
 	SessionInfo,
 	StoredMessagePage,
 	TeamMember,
+	TeamServiceTargets,
 	Availability,
 	Trust
 } from './records';
@@ -126,6 +127,7 @@ export const INBOX_API = {
 	getTeam: endpoint<{ data: TeamMember[] }>()('GET', '/api/team'),
 	setAvailability: endpoint<{ availability: Availability }, { away?: boolean; idle?: boolean }>()('PUT', '/api/team/availability'),
 	listLabels: endpoint<{ data: Label[] }>()('GET', '/api/labels'),
+	getServiceTargets: endpoint<TeamServiceTargets>()('GET', '/api/service-targets'),
 	listCannedReplies: endpoint<{ data: CannedReply[] }>()('GET', '/api/canned-replies'),
 	createCannedReply: endpoint<CannedReply, { scope: 'team' | 'personal'; shortcut: string; body: string }>()('POST', '/api/canned-replies'),
 	deleteCannedReply: endpoint<void>()('DELETE', '/api/canned-replies/[replyId]'),

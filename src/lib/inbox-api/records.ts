@@ -5,6 +5,8 @@
 import type { Envelope } from '../crypto/message';
 import type { PrivateEnvelope } from '../crypto/private-record';
 import type { Wrap } from '../crypto/wrap';
+import type { BusinessHours } from '../service-targets/business-hours';
+import type { ServiceTargets } from '../service-targets/targets';
 import type { AttachmentRef, ConversationStatus, InviteRecord } from '../wire/v1-records';
 
 export type Role = 'agent' | 'admin';
@@ -70,7 +72,14 @@ export interface InboxSettings {
 	roundRobin: boolean;
 	/** The round-robin gives no agent more open conversations than this (0: no cap). */
 	roundRobinCap: number;
+	/** The team's opening hours and holidays (docs/service-targets.md), or null: none. */
+	businessHours: BusinessHours | null;
+	/** First-response and resolution targets (docs/service-targets.md), or null: none. */
+	serviceTargets: ServiceTargets | null;
 }
+
+/** What every agent reads of the settings to show each conversation's deadline (docs/service-targets.md). */
+export type TeamServiceTargets = Pick<InboxSettings, 'businessHours' | 'serviceTargets'>;
 
 /** Whether an agent is there (§4 "Availability"). */
 export type Availability = 'online' | 'away' | 'offline';
@@ -146,6 +155,9 @@ export interface ConversationView {
 	labels: string[];
 	/** The customer's profile (name, contact notes) as ciphertext, or null before anyone wrote one. */
 	profile: CustomerProfile | null;
+	/** The customer's first message ever, and the first reply an agent sent at or after it (docs/service-targets.md). */
+	firstCustomerAt: string | null;
+	firstReplyAt: string | null;
 }
 
 /**

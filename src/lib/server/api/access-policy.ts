@@ -69,6 +69,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 	'/api/invites': { GET: 'rosterAgent', POST: 'rosterAgent' },
 	'/api/invites/[inviteId]': { GET: 'rosterAgent', DELETE: 'rosterAgent' },
 	'/api/labels': { GET: 'rosterAgent' },
+	'/api/service-targets': { GET: 'rosterAgent' },
 	// the caller's own mentions only (conversations/mentions.ts)
 	'/api/mentions': { GET: 'session' },
 	'/api/canned-replies': { GET: 'rosterAgent', POST: 'rosterAgent' },

@@ -1,18 +1,26 @@
 /**
  * The team's shared vocabulary (docs/inbox-api.md §4 "Labels", "Canned replies"): labels everyone puts on
- * conversations and admins manage; canned replies, the team's (admins) and each agent's own.
+ * conversations and admins manage; canned replies, the team's (admins) and each agent's own; the
+ * service targets and business hours every agent's rows are measured against (docs/service-targets.md).
  */
 import { INBOX_API as API } from '../../inbox-api/endpoints';
 import { createCannedReply, deleteCannedReply, listCannedReplies } from '../canned-replies';
 import { readJsonObject, BODY_LIMITS } from '../http/responses';
 import { createLabel, deleteLabel, listLabels, parseLabelFields, setConversationLabels, updateLabel } from '../conversations/labels';
 import { requireConversationView } from '../db/conversations';
+import { readSettings } from '../db/settings';
 import { idParam, requireSession, answer, handle } from './event';
 import type { Label } from '../../inbox-api/records';
 
 export const getLabels = handle(API.listLabels, async (event, inbox) => {
 	requireSession(event);
 	return answer(API.listLabels, { data: await listLabels(inbox.db) });
+});
+
+export const getServiceTargets = handle(API.getServiceTargets, async (event, inbox) => {
+	requireSession(event);
+	const { businessHours, serviceTargets } = await readSettings(inbox.db);
+	return answer(API.getServiceTargets, { businessHours, serviceTargets });
 });
 
 export const postLabel = handle(API.createLabel, async (event, inbox) => {

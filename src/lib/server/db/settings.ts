@@ -4,6 +4,8 @@
  */
 import { ContractError } from '../../errors';
 import type { InboxSettings, RewrapApproval } from '../../inbox-api/records';
+import { businessHoursProblem } from '../../service-targets/business-hours';
+import { serviceTargetsProblem } from '../../service-targets/targets';
 import type { Account } from './accounts';
 import type { Queryable } from './database';
 
@@ -17,11 +19,27 @@ export const DEFAULT_SETTINGS: InboxSettings = {
 	reinviteRewrap: 'second_person',
 	assignOnFirstReply: false,
 	roundRobin: false,
-	roundRobinCap: 0
+	roundRobinCap: 0,
+	businessHours: null,
+	serviceTargets: null
 };
 
+interface SettingRule {
+	accepts: (value: unknown) => boolean;
+	expected: string;
+	/** For a structured value: what is wrong with it, or null (then `expected` is not used). */
+	problem?: (value: unknown) => string | null;
+}
+
+/** A structured setting that may also be null (off). */
+const nullableSetting = (problem: (value: unknown) => string | null): SettingRule => ({
+	accepts: (value) => value === null || problem(value) === null,
+	expected: 'null or a valid value',
+	problem: (value) => (value === null ? null : problem(value))
+});
+
 /** Each setting's rule: a value is stored and read back only when its rule accepts it. */
-const SETTING_RULES: { [name in keyof InboxSettings]: { accepts: (value: unknown) => boolean; expected: string } } = {
+const SETTING_RULES: { [name in keyof InboxSettings]: SettingRule } = {
 	reinviteRewrap: {
 		accepts: (value) => REWRAP_APPROVALS.includes(value as RewrapApproval),
 		expected: `one of ${REWRAP_APPROVALS.join(', ')}`
@@ -31,7 +49,9 @@ const SETTING_RULES: { [name in keyof InboxSettings]: { accepts: (value: unknown
 	roundRobinCap: {
 		accepts: (value) => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 10_000,
 		expected: 'a whole number from 0 (no cap) to 10000'
-	}
+	},
+	businessHours: nullableSetting(businessHoursProblem),
+	serviceTargets: nullableSetting(serviceTargetsProblem)
 };
 
 const isSettingName = (name: string): name is keyof InboxSettings => Object.hasOwn(SETTING_RULES, name);
@@ -50,7 +70,9 @@ export function parseSettingsChange(body: Record<string, unknown>): Partial<Inbo
 	const change: Record<string, unknown> = {};
 	for (const [name, value] of Object.entries(body)) {
 		if (!isSettingName(name)) throw new ContractError('INVALID_REQUEST', `unknown setting ${name.slice(0, 64)}`);
-		if (!SETTING_RULES[name].accepts(value)) throw new ContractError('INVALID_REQUEST', `${name} must be ${SETTING_RULES[name].expected}`);
+		const rule = SETTING_RULES[name];
+		const problem = rule.problem ? rule.problem(value) : rule.accepts(value) ? null : `must be ${rule.expected}`;
+		if (problem) throw new ContractError('INVALID_REQUEST', `${name} ${problem}`);
 		change[name] = value;
 	}
 	return change as Partial<InboxSettings>;

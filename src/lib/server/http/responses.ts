@@ -42,7 +42,7 @@ export const BODY_LIMITS = {
 	form: 8 * 1024,
 	/** A canned reply's text. */
 	text: 16 * 1024,
-	/** A list of up to 200 ids (message authors); what a route takes when it names nothing smaller. */
+	/** A list of up to 200 ids (message authors); the settings (up to 400 holidays, 200 labels' targets); what a route takes when it names nothing smaller. */
 	list: 64 * 1024,
 	/** One sealed `in1` record (a note, a profile) of up to 64 KiB of text. */
 	sealedRecord: 96 * 1024,

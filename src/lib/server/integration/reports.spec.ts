@@ -1,14 +1,29 @@
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { Customer } from '$test-support/customer';
 import { InboxClient } from '$test-support/inbox-client';
 import { ADMIN, useStack } from '$test-support/integration';
+import { encryptMessage, initCrypto, newClientMessageId, openConversationKey } from '../../crypto/index';
+import { loadCompanyKeys } from '../keys/files';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 240_000 });
 
 const day = (offset: number) => new Date(Date.now() + offset * 24 * 3600_000).toISOString().slice(0, 10);
 
-describe('the team reports over HTTP (docs/reports.md "The API"; docs/inbox-api.md §1 "Access")', () => {
+const HOURS = {
+	timeZone: 'Europe/Berlin',
+	week: [...Array(5).fill({ open: '09:00', close: '17:00' }), null, null],
+	holidays: ['2026-12-25']
+};
+const TARGETS = {
+	firstResponseMinutes: 60,
+	resolutionMinutes: 480,
+	businessHoursOnly: true,
+	byLabel: { lbl_vip: { firstResponseMinutes: 15 } }
+};
+
+describe('the team reports and service targets over HTTP (docs/reports.md "The API", docs/service-targets.md; docs/inbox-api.md §1 "Access")', () => {
 	const harness = useStack('PostgreSQL');
 
 	it('gives an admin the team, a roster agent only their own figures, and an account outside the roster nothing', async () => {
@@ -107,5 +122,60 @@ describe('the team reports over HTTP (docs/reports.md "The API"; docs/inbox-api.
 			400,
 			'table must be one of overall, byAgent, byLabel, firstResponseBuckets, heatmap, timeOnline, current'
 		]);
+	});
+
+	it('takes business hours and service targets from admins only, strictly; the roster reads them, live; each conversation shows the times they measure', async () => {
+		await initCrypto();
+		const grace = await harness.login(ADMIN);
+		const ada = await harness.loginInRoster();
+		const outsider = await harness.loginOutsider();
+
+		expect((await ada.get('/api/service-targets')).body).toEqual({ businessHours: null, serviceTargets: null });
+		expect((await outsider.get('/api/service-targets')).body.error.code).toBe('NOT_IN_ROSTER');
+		expect((await ada.patch('/api/admin/settings', { serviceTargets: TARGETS })).body.error.code).toBe('FORBIDDEN');
+		const refused = await grace.patch('/api/admin/settings', {
+			businessHours: { ...HOURS, week: [{ open: '17:00', close: '09:00' }, ...HOURS.week.slice(1)] }
+		});
+		expect([refused.status, refused.body.error]).toEqual([
+			400,
+			{ code: 'INVALID_REQUEST', message: 'businessHours week[0] must open before it closes' }
+		]);
+		const wrongTarget = await grace.patch('/api/admin/settings', { serviceTargets: { ...TARGETS, firstResponseMinutes: 0 } });
+		expect(wrongTarget.body.error.message).toMatch(/^serviceTargets firstResponseMinutes must be null \(none\) or a whole number/);
+		expect((await ada.get('/api/service-targets')).body).toEqual({ businessHours: null, serviceTargets: null });
+
+		const events = await ada.events();
+		await events.waitFor((event) => event.event === 'ready');
+		const saved = await grace.patch('/api/admin/settings', { businessHours: HOURS, serviceTargets: TARGETS });
+		expect(saved.body).toMatchObject({ businessHours: HOURS, serviceTargets: TARGETS });
+		await events.waitFor((event) => event.event === 'settings.changed');
+		events.close();
+		expect((await ada.get('/api/service-targets')).body).toEqual({ businessHours: HOURS, serviceTargets: TARGETS });
+		const audit = (await grace.get('/api/admin/audit?action=settings.changed')).body.data[0];
+		expect(JSON.parse(audit.details.serviceTargets)).toEqual(TARGETS);
+
+		// a conversation shows its customer's first message, then the first reply after it
+		const invited = await grace.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		const id = customer.conversationId;
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}`)).body.status, { timeout: 20_000 }).toBe('active');
+		expect((await grace.get(`/api/conversations/${id}`)).body).toMatchObject({ firstCustomerAt: null, firstReplyAt: null });
+		await customer.say('hello');
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}`)).body.firstCustomerAt, { timeout: 20_000 }).not.toBeNull();
+		const keys = await loadCompanyKeys(join(harness.stack().dataDir, 'keys'));
+		const conversationKey = openConversationKey((await grace.get(`/api/v1/conversations/${id}`)).body.wrapForCompany, id, [keys.current]);
+		const encryption = encryptMessage({
+			conversationKey,
+			conversationId: id,
+			senderType: 'company',
+			clientMessageId: newClientMessageId(),
+			keyVersion: 1,
+			text: 'Hello, how can we help?'
+		});
+		expect((await grace.post('/api/v1/messages', { conversationId: id, contentType: 'text', encryption })).status).toBe(201);
+		const answered = (await grace.get(`/api/conversations/${id}`)).body;
+		expect(Date.parse(answered.firstReplyAt)).toBeGreaterThanOrEqual(Date.parse(answered.firstCustomerAt));
+		const listed = (await grace.get('/api/conversations')).body.data.find((row: { conversationId: string }) => row.conversationId === id);
+		expect(listed).toMatchObject({ firstCustomerAt: answered.firstCustomerAt, firstReplyAt: answered.firstReplyAt });
 	});
 });

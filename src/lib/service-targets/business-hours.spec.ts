@@ -1,0 +1,66 @@
+/** Business hours (docs/service-targets.md "Business hours"): the value's rules and time measured inside the hours. */
+import { describe, expect, it } from 'vitest';
+import { BusinessCalendar, businessHoursProblem, type BusinessHours } from './business-hours';
+
+const nineToFive = { open: '09:00', close: '17:00' };
+const berlin: BusinessHours = {
+	timeZone: 'Europe/Berlin',
+	week: [nineToFive, nineToFive, nineToFive, nineToFive, { open: '09:00', close: '13:00' }, null, null],
+	holidays: ['2026-12-25']
+};
+const at = (iso: string) => Date.parse(iso);
+const HOUR = 3_600_000;
+
+describe('business hours', () => {
+	it('accepts a week in a zone with holidays, and names what is wrong otherwise', () => {
+		expect(businessHoursProblem(berlin)).toBeNull();
+		expect(businessHoursProblem({ ...berlin, week: [...berlin.week.slice(0, 6), { open: '00:00', close: '24:00' }] })).toBeNull();
+		expect(businessHoursProblem(null)).toMatch(/must be an object/);
+		expect(businessHoursProblem({ ...berlin, extra: 1 })).toBe('has an unknown field extra');
+		expect(businessHoursProblem({ ...berlin, timeZone: 'Mars/Olympus' })).toMatch(/timeZone/);
+		expect(businessHoursProblem({ ...berlin, week: berlin.week.slice(1) })).toMatch(/seven days/);
+		expect(businessHoursProblem({ ...berlin, week: [{ open: '17:00', close: '09:00' }, ...berlin.week.slice(1)] })).toBe(
+			'week[0] must open before it closes'
+		);
+		expect(businessHoursProblem({ ...berlin, week: [{ open: '9:00', close: '17:00' }, ...berlin.week.slice(1)] })).toMatch(/HH:MM/);
+		expect(businessHoursProblem({ ...berlin, week: [{ open: '09:00' }, ...berlin.week.slice(1)] })).toMatch(/null \(closed\)/);
+		expect(businessHoursProblem({ ...berlin, week: Array(7).fill(null) })).toMatch(/at least one day/);
+		expect(businessHoursProblem({ ...berlin, holidays: ['2026-02-30'] })).toMatch(/holidays/);
+		expect(businessHoursProblem({ ...berlin, holidays: 'none' })).toMatch(/holidays/);
+	});
+
+	it('counts only the open hours of the zone between two instants', () => {
+		const calendar = new BusinessCalendar(berlin);
+		// Monday 2026-11-23, 08:00 to 10:30 Berlin (UTC+1): 1.5 hours open.
+		expect(calendar.between(at('2026-11-23T07:00:00Z'), at('2026-11-23T09:30:00Z'))).toBe(1.5 * HOUR);
+		// Friday 12:00 to Monday 10:00: 1 hour on Friday (it closes at 13:00), none at the weekend, 1 on Monday.
+		expect(calendar.between(at('2026-11-27T11:00:00Z'), at('2026-11-30T09:00:00Z'))).toBe(2 * HOUR);
+		// Christmas (a Friday) is a holiday.
+		expect(calendar.between(at('2026-12-24T08:00:00Z'), at('2026-12-26T08:00:00Z'))).toBe(8 * HOUR);
+		expect(calendar.between(at('2026-11-28T10:00:00Z'), at('2026-11-29T10:00:00Z'))).toBe(0);
+	});
+
+	it('finds when a duration of open hours has passed, across nights, weekends and holidays', () => {
+		const calendar = new BusinessCalendar(berlin);
+		expect(calendar.after(at('2026-11-23T07:00:00Z'), HOUR)).toBe(at('2026-11-23T09:00:00Z'));
+		expect(calendar.after(at('2026-11-23T15:30:00Z'), HOUR)).toBe(at('2026-11-24T08:30:00Z'));
+		expect(calendar.after(at('2026-11-27T11:30:00Z'), HOUR)).toBe(at('2026-11-30T08:30:00Z'));
+		expect(calendar.after(at('2026-12-24T15:00:00Z'), 2 * HOUR)).toBe(at('2026-12-28T09:00:00Z'));
+	});
+
+	it('follows the zone across a change of daylight saving time', () => {
+		const calendar = new BusinessCalendar({ ...berlin, week: Array(7).fill(nineToFive), holidays: [] });
+		// 2026-03-29: Berlin moves to UTC+2, so 09:00 is 07:00 UTC; the day before it was 08:00 UTC.
+		expect(calendar.after(at('2026-03-28T16:00:00Z'), 2 * HOUR)).toBe(at('2026-03-29T09:00:00Z'));
+		expect(calendar.between(at('2026-03-28T00:00:00Z'), at('2026-03-30T00:00:00Z'))).toBe(16 * HOUR);
+	});
+
+	it('says never when holidays close the team for longer than it looks ahead', () => {
+		const mondays = Array.from({ length: 120 }, (_, week) =>
+			new Date(at('2026-01-05T00:00:00Z') + week * 7 * 86_400_000).toISOString().slice(0, 10)
+		);
+		const calendar = new BusinessCalendar({ timeZone: 'UTC', week: [nineToFive, null, null, null, null, null, null], holidays: mondays });
+		expect(calendar.after(at('2026-01-01T00:00:00Z'), HOUR)).toBeNull();
+		expect(calendar.after(at('2028-06-01T00:00:00Z'), HOUR)).toBe(at('2028-06-05T10:00:00Z'));
+	});
+});

@@ -1,0 +1,70 @@
+/**
+ * Service targets (docs/service-targets.md): an admin sets a first-reply target in the Policies tab (a
+ * value that is no number is refused before anything is sent); an agent's row counts down to it, turns
+ * overdue under the page's controlled clock, the views "Due within 1 h" and "Overdue" gather it, and
+ * the reply takes the deadline away. The file has a stack of its own: the team's targets stay out of the
+ * other files' inbox.
+ */
+import { adminTab } from './support/admin-e2e';
+import { ADMIN, createKey, expect, openConversation, readyAgent, screenshot, signIn, test } from './support/inbox-e2e';
+
+test.use({ inboxEnv: { INBOX_E2E_STACK: 'service-targets' } });
+
+test('a first-reply target counts down on the row, turns overdue as the clock passes it, and a reply ends it', async ({
+	browser,
+	page,
+	inbox
+}) => {
+	test.setTimeout(180_000);
+	// the agent's page runs on a clock the test moves; it starts at the real time and flows on from there
+	const context = await browser.newContext({ baseURL: inbox.url });
+	await context.clock.install();
+	const agentPage = await context.newPage();
+	const ada = await readyAgent(agentPage, inbox, 'ada');
+
+	await signIn(page, ADMIN);
+	await createKey(page);
+	await adminTab(page, 'Policies');
+	const form = page.getByTestId('service-targets-settings');
+	await form.getByTestId('targets-enabled').check();
+	await form.getByTestId('target-first-response').fill('soon');
+	await form.getByTestId('targets-save').click();
+	await expect(form.getByTestId('targets-error')).toContainText('First reply within must be a whole number of minutes');
+	await expect(form.getByTestId('targets-error')).toHaveAttribute('data-code', 'INVALID_REQUEST');
+	await form.getByTestId('target-first-response').fill('2');
+	await form.getByTestId('target-resolution').fill('');
+	await form.getByTestId('targets-save').click();
+	await expect(form.getByTestId('targets-saved')).toBeVisible();
+	await page.reload();
+	await expect(page.getByTestId('target-first-response')).toHaveValue('2');
+	await screenshot(page, 'service-targets-policy');
+
+	const invitation = await inbox.invite(ada);
+	const customer = await inbox.customer(invitation);
+	await customer.say('Where is my parcel?');
+	const row = agentPage.locator(`[data-conversation-id="${invitation.conversationId}"]`);
+	const due = row.getByTestId('row-due');
+	await expect(due).toHaveAttribute('data-due-state', 'breaching');
+	await expect(due).toHaveText(/^Reply due in [12] min$/);
+	await expect(agentPage.getByTestId('service-view-breaching')).toContainText('Due within 1 h 1');
+	await expect(agentPage.getByTestId('service-view-overdue')).toContainText('Overdue 0');
+
+	// three minutes pass: the target is missed, and the list says so without a reload
+	await context.clock.fastForward('03:00');
+	await expect(due).toHaveAttribute('data-due-state', 'overdue');
+	await expect(due).toHaveText(/^Reply overdue by [12] min$/);
+	await expect(agentPage.getByTestId('service-view-overdue')).toContainText('Overdue 1');
+	await expect(agentPage.getByTestId('service-view-breaching')).toContainText('Due within 1 h 0');
+	await agentPage.getByTestId('service-view-overdue').click();
+	await expect(agentPage.getByTestId('conversation-list').locator('[data-conversation-id]')).toHaveCount(1);
+	await screenshot(agentPage, 'service-targets-overdue');
+
+	// the reply answers the customer: no target is left (the resolution has none)
+	await openConversation(agentPage, invitation.conversationId);
+	const composer = agentPage.getByLabel('Message');
+	await composer.fill('It left our warehouse this morning.');
+	await composer.press('Enter');
+	await expect(due).toHaveCount(0);
+	await expect(agentPage.getByTestId('service-view-overdue')).toContainText('Overdue 0');
+	await context.close();
+});
