@@ -37,6 +37,7 @@ test('a first-reply target counts down on the row, turns overdue as the clock pa
 	await expect(form.getByTestId('targets-saved')).toBeVisible();
 	await page.reload();
 	await expect(page.getByTestId('target-first-response')).toHaveValue('2');
+	await page.getByTestId('service-targets-settings').scrollIntoViewIfNeeded();
 	await screenshot(page, 'service-targets-policy');
 
 	const invitation = await inbox.invite(ada);
@@ -57,6 +58,8 @@ test('a first-reply target counts down on the row, turns overdue as the clock pa
 	await expect(agentPage.getByTestId('service-view-breaching')).toContainText('Due within 1 h 0');
 	await agentPage.getByTestId('service-view-overdue').click();
 	await expect(agentPage.getByTestId('conversation-list').locator('[data-conversation-id]')).toHaveCount(1);
+	// the jump looks like a laptop waking up: the live stream reconnects first
+	await expect(agentPage.getByText('Reconnecting to the inbox server')).toHaveCount(0, { timeout: 30_000 });
 	await screenshot(agentPage, 'service-targets-overdue');
 
 	// the reply answers the customer: no target is left (the resolution has none)
