@@ -1,6 +1,6 @@
 /** The admins' form of business hours and service targets (docs/service-targets.md "Settings"), and the list's deadline words. */
 import { describe, expect, it } from 'vitest';
-import { hoursFields, hoursValue, targetFields, targetsValue } from './service-targets-form';
+import { awayFields, awayValue, hoursFields, hoursValue, targetFields, targetsValue } from './service-targets-form';
 import { countServiceViews, dueText, formatSpan, inServiceView } from './service-due';
 import type { BusinessHours } from '../service-targets/business-hours';
 
@@ -50,6 +50,18 @@ describe('the service targets form', () => {
 		expect(() =>
 			targetsValue({ ...fields, byLabel: { lbl_vip: { firstResponse: '1.5', resolution: '' } } }, new Map([['lbl_vip', 'VIP']]))
 		).toThrow(/^VIP: first reply within must be/);
+	});
+});
+
+describe('the away reply form', () => {
+	it('is off until enabled, and keeps a saved text and choice', () => {
+		expect(awayValue(awayFields(null))).toBeNull();
+		expect(awayValue({ ...awayFields(null), enabled: true, text: 'Back at nine.' })).toEqual({
+			text: 'Back at nine.',
+			whenNobodyOnline: false
+		});
+		const saved = { text: 'Nobody is here right now.', whenNobodyOnline: true };
+		expect(awayValue(awayFields(saved))).toEqual(saved);
 	});
 });
 

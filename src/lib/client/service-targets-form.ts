@@ -1,9 +1,10 @@
 /**
- * The admins' form of business hours and service targets (docs/service-targets.md "Settings"): the
+ * The admins' form of business hours, service targets and the away reply (docs/service-targets.md "Settings"): the
  * settings' values as editable fields and back. Minutes are typed as text so an empty field means "none";
  * anything but a whole number is said before anything is sent.
  */
 import { ContractError } from '../errors';
+import type { AwayReply } from '../service-targets/away-reply';
 import type { BusinessHours } from '../service-targets/business-hours';
 import type { ServiceTargets } from '../service-targets/targets';
 
@@ -109,3 +110,15 @@ export function targetsValue(fields: TargetFields, labelNames: ReadonlyMap<strin
 		byLabel
 	};
 }
+
+export interface AwayFields {
+	enabled: boolean;
+	text: string;
+	whenNobodyOnline: boolean;
+}
+
+export const awayFields = (reply: AwayReply | null): AwayFields =>
+	reply ? { enabled: true, ...reply } : { enabled: false, text: '', whenNobodyOnline: false };
+
+export const awayValue = (fields: AwayFields): AwayReply | null =>
+	fields.enabled ? { text: fields.text, whenNobodyOnline: fields.whenNobodyOnline } : null;

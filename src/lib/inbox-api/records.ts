@@ -5,6 +5,7 @@
 import type { Envelope } from '../crypto/message';
 import type { PrivateEnvelope } from '../crypto/private-record';
 import type { Wrap } from '../crypto/wrap';
+import type { AwayReply } from '../service-targets/away-reply';
 import type { BusinessHours } from '../service-targets/business-hours';
 import type { ServiceTargets } from '../service-targets/targets';
 import type { AttachmentRef, ConversationStatus, InviteRecord } from '../wire/v1-records';
@@ -76,6 +77,8 @@ export interface InboxSettings {
 	businessHours: BusinessHours | null;
 	/** First-response and resolution targets (docs/service-targets.md), or null: none. */
 	serviceTargets: ServiceTargets | null;
+	/** The reply a customer gets while the team is away (docs/service-targets.md "Away reply"), or null: off. */
+	awayReply: AwayReply | null;
 }
 
 /** What every agent reads of the settings to show each conversation's deadline (docs/service-targets.md). */

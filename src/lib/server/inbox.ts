@@ -23,6 +23,7 @@ import { LiveHub } from './live/hub';
 import { errorText, serverLogger, type Logger } from './log';
 import { Maintenance } from './maintenance';
 import { startTeamClock } from './conversations/lifecycle';
+import { AwayReplies } from './conversations/away-reply';
 import { assignWaiting } from './conversations/round-robin';
 import { coalesce, type Coalesced } from './coalesce';
 import { SnoozeAlarm } from './conversations/snooze-alarm';
@@ -150,13 +151,20 @@ function createWorkers(config: InboxConfig, { db, companyKeys, webhookSecrets }:
 		});
 		if (assigned > 0) log.info('the round-robin assigned conversations', { assigned });
 	});
+	const awayReplies = new AwayReplies({ db, upstream, companyKeys, now, log });
+	const answerAway = coalesce(async () => {
+		await awayReplies.run().catch((error) => log.warn('the away replies could not run', { reason: errorText(error) }));
+	});
 	const processor = new WebhookProcessor({
 		db,
 		now,
 		log,
 		leaseMs: config.workLeaseMs,
 		wakeRewraps: () => rewraps.wake(),
-		customersWrote: () => roundRobin.trigger(),
+		customersWrote: () => {
+			roundRobin.trigger();
+			answerAway.trigger();
+		},
 		conversationStarted: () =>
 			void storeInvitationProfiles().catch((error) => log.warn('profiles not stored', { reason: errorText(error) }))
 	});
@@ -168,23 +176,26 @@ function createWorkers(config: InboxConfig, { db, companyKeys, webhookSecrets }:
 		log,
 		onStored: () => processor.wake()
 	});
-	return { upstream, rewraps, grants, processor, receiver, storeInvitationProfiles, roundRobin };
+	return { upstream, rewraps, grants, processor, receiver, storeInvitationProfiles, roundRobin, answerAway };
 }
 
 /**
  * The periodic work every process runs: retention, snoozes that end (on time), profiles written with an
- * invitation, conversations the round-robin could not give anyone yet.
+ * invitation, conversations the round-robin could not give anyone yet, away replies not sent yet.
  */
 function startHousekeeping(
 	db: Database,
 	loginThrottle: LoginThrottle,
-	teamTasks: { storeInvitationProfiles: () => Promise<unknown>; roundRobin: Coalesced },
+	teamTasks: { storeInvitationProfiles: () => Promise<unknown>; roundRobin: Coalesced; answerAway: Coalesced },
 	log: Logger,
 	now: () => number
 ) {
 	const maintenance = new Maintenance({ db, log, now, pruneLoginAttempts: (at) => loginThrottle.prune(at) });
 	maintenance.start();
-	const teamClock = startTeamClock([teamTasks.storeInvitationProfiles, async () => teamTasks.roundRobin.trigger()], log);
+	const teamClock = startTeamClock(
+		[teamTasks.storeInvitationProfiles, async () => teamTasks.roundRobin.trigger(), async () => teamTasks.answerAway.trigger()],
+		log
+	);
 	const snoozes = new SnoozeAlarm({ db, log, now });
 	snoozes.start();
 	return {

@@ -64,3 +64,22 @@ describe('business hours', () => {
 		expect(calendar.after(at('2028-06-01T00:00:00Z'), HOUR)).toBe(at('2028-06-05T10:00:00Z'));
 	});
 });
+
+describe('open or closed', () => {
+	it('says whether the team is open, and since when a closed stretch runs, across a weekend and a holiday', () => {
+		const calendar = new BusinessCalendar(berlin);
+		expect(calendar.isOpen(at('2026-11-23T08:00:00Z'))).toBe(true);
+		expect(calendar.isOpen(at('2026-11-23T16:00:00Z'))).toBe(false);
+		expect(calendar.isOpen(at('2026-11-23T07:59:59Z'))).toBe(false);
+		expect(calendar.isOpen(at('2026-12-25T10:00:00Z'))).toBe(false);
+		// Friday closes at 13:00 Berlin; Saturday and Sunday belong to the same stretch
+		const friday = at('2026-11-27T12:00:00Z');
+		expect(calendar.closedSince(at('2026-11-28T10:00:00Z'))).toBe(friday);
+		expect(calendar.closedSince(at('2026-11-30T07:00:00Z'))).toBe(friday);
+		// Monday evening: a new stretch
+		expect(calendar.closedSince(at('2026-11-30T20:00:00Z'))).toBe(at('2026-11-30T16:00:00Z'));
+		// before Christmas Eve's close, after the 24th's opening: the stretch began the 23rd evening
+		expect(calendar.closedSince(at('2026-12-24T07:00:00Z'))).toBe(at('2026-12-23T16:00:00Z'));
+		expect(calendar.closedSince(at('2026-12-25T10:00:00Z'))).toBe(at('2026-12-24T16:00:00Z'));
+	});
+});

@@ -152,6 +152,25 @@ export class BusinessCalendar {
 		return total;
 	}
 
+	/** Whether the team is open at `instant`. */
+	isOpen(instant: number): boolean {
+		const opening = this.#opening(this.#dayOf(instant));
+		return opening !== null && opening[0] <= instant && instant < opening[1];
+	}
+
+	/**
+	 * When the closed stretch around `instant` began: the end of the last opening before it (0 when none
+	 * in the 800 days before). Two instants of one closed stretch give the same answer.
+	 */
+	closedSince(instant: number): number {
+		const lastDay = this.#dayOf(instant);
+		for (let day = lastDay; day > lastDay - 800 * DAY_MS; day -= DAY_MS) {
+			const opening = this.#opening(day);
+			if (opening && opening[1] <= instant) return opening[1];
+		}
+		return 0;
+	}
+
 	/**
 	 * The instant at which `duration` milliseconds of business hours have passed since `from`, or null when
 	 * the team stays closed for the next 800 days (only holidays can do that: some weekday opens).

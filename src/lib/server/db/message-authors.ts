@@ -1,9 +1,11 @@
 /**
  * Who sent each company message (docs/inbox-api.md §4 "Message authors"): the proxy records the
  * account before a send goes to the service, keyed by the envelope's clientMessageId, so the author is
- * known even when the service's answer is lost. The first account to use a clientMessageId keeps it.
+ * known even when the service's answer is lost. The first account to use a clientMessageId keeps it. The
+ * inbox's own away reply (docs/service-targets.md "Away reply") is named "Away reply", without an account.
  */
 import type { MessageAuthor } from '../../inbox-api/records';
+import { AWAY_REPLY_AUTHOR } from '../../service-targets/away-reply';
 import type { Account } from './accounts';
 import type { Queryable } from './database';
 
@@ -42,14 +44,16 @@ export async function lookUpAuthors(
 		display_name: string | null;
 		sent_from_inbox: boolean;
 	}>(
-		`select q.ordinal::int, a.account_id, coalesce(acc.display_name, a.author_name) as display_name,
+		`select q.ordinal::int, a.account_id,
+		        coalesce(acc.display_name, a.author_name, case when ar.client_message_id is not null then $3 end) as display_name,
 		        exists (select 1 from conversation_messages m where m.conversation_id = q.conversation_id
 		                  and m.sender_type = 'company' and m.encryption ->> 'clientMessageId' = q.client_message_id) as sent_from_inbox
 		 from unnest($1::text[], $2::text[]) with ordinality as q (conversation_id, client_message_id, ordinal)
 		 left join message_authors a on a.conversation_id = q.conversation_id and a.client_message_id = q.client_message_id
 		 left join accounts acc on acc.account_id = a.account_id
+		 left join away_replies ar on ar.conversation_id = q.conversation_id and ar.client_message_id = q.client_message_id
 		 order by q.ordinal`,
-		[messages.map((message) => message.conversationId), messages.map((message) => message.clientMessageId)]
+		[messages.map((message) => message.conversationId), messages.map((message) => message.clientMessageId), AWAY_REPLY_AUTHOR]
 	);
 	return rows.map((row, index): MessageAuthor => {
 		const { conversationId, clientMessageId } = messages[index];

@@ -644,5 +644,27 @@ create table agent_online_spans (
 );
 create index agent_online_spans_by_time on agent_online_spans (last_seen_at) include (account_id, started_at);
 `
+	},
+	{
+		version: 31,
+		name: 'the away reply',
+		sql: `
+-- The away reply (src/lib/server/conversations/away-reply.ts, docs/service-targets.md "Away reply"): one
+-- row per conversation and away period, claimed once by whichever process gets there first, with the
+-- clientMessageId of its message, settled as sent or dropped. It has no author line (message_authors):
+-- the thread names it by this row, and no report counts it as a reply or a first response.
+create table away_replies (
+	conversation_id text not null,
+	period text not null,
+	client_message_id text not null,
+	claimed_at timestamptz not null,
+	next_attempt_at timestamptz not null,
+	outcome text check (outcome in ('sent', 'dropped')),
+	settled_at timestamptz,
+	primary key (conversation_id, period)
+);
+create index away_replies_due on away_replies (next_attempt_at) where outcome is null;
+create index away_replies_by_message on away_replies (conversation_id, client_message_id);
+`
 	}
 ];

@@ -4,6 +4,7 @@
  */
 import { ContractError } from '../../errors';
 import type { InboxSettings, RewrapApproval } from '../../inbox-api/records';
+import { awayReplyProblem } from '../../service-targets/away-reply';
 import { businessHoursProblem } from '../../service-targets/business-hours';
 import { serviceTargetsProblem } from '../../service-targets/targets';
 import type { Account } from './accounts';
@@ -21,7 +22,8 @@ export const DEFAULT_SETTINGS: InboxSettings = {
 	roundRobin: false,
 	roundRobinCap: 0,
 	businessHours: null,
-	serviceTargets: null
+	serviceTargets: null,
+	awayReply: null
 };
 
 interface SettingRule {
@@ -51,7 +53,8 @@ const SETTING_RULES: { [name in keyof InboxSettings]: SettingRule } = {
 		expected: 'a whole number from 0 (no cap) to 10000'
 	},
 	businessHours: nullableSetting(businessHoursProblem),
-	serviceTargets: nullableSetting(serviceTargetsProblem)
+	serviceTargets: nullableSetting(serviceTargetsProblem),
+	awayReply: nullableSetting(awayReplyProblem)
 };
 
 const isSettingName = (name: string): name is keyof InboxSettings => Object.hasOwn(SETTING_RULES, name);

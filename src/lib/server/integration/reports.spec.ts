@@ -178,4 +178,44 @@ describe('the team reports and service targets over HTTP (docs/reports.md "The A
 		const listed = (await grace.get('/api/conversations')).body.data.find((row: { conversationId: string }) => row.conversationId === id);
 		expect(listed).toMatchObject({ firstCustomerAt: answered.firstCustomerAt, firstReplyAt: answered.firstReplyAt });
 	});
+
+	it('sends a customer who writes outside business hours the away reply, once in the stretch, encrypted for them and named in the thread', async () => {
+		const grace = await harness.login(ADMIN);
+		// open only on the weekday three days from today (UTC): now is outside business hours
+		const today = (new Date().getUTCDay() + 6) % 7;
+		const week = Array.from({ length: 7 }, (_, day) => (day === (today + 3) % 7 ? { open: '09:00', close: '17:00' } : null));
+		const text = 'We are closed now and will answer on our next working day.';
+		const refused = await grace.patch('/api/admin/settings', { awayReply: { text: ' ', whenNobodyOnline: false } });
+		expect(refused.body.error).toEqual({ code: 'INVALID_REQUEST', message: 'awayReply text must be 1 to 2000 characters' });
+		await grace.patch('/api/admin/settings', {
+			businessHours: { timeZone: 'UTC', week, holidays: [] },
+			awayReply: { text, whenNobodyOnline: false }
+		});
+
+		const invited = await grace.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		const id = customer.conversationId;
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}`)).body.status, { timeout: 20_000 }).toBe('active');
+		await customer.say('Is anyone there?');
+		const companyTexts = async () =>
+			(await customer.messages())
+				.filter((message: { senderType: string }) => message.senderType === 'company')
+				.map((message: { text: string }) => message.text);
+		await expect.poll(companyTexts, { timeout: 30_000 }).toEqual([text]);
+		await customer.say('Hello?');
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}/messages`)).body.data.length, { timeout: 20_000 }).toBe(3);
+		// the team clock looks again every 15 s: still one reply in this closed stretch
+		await new Promise((resolve) => setTimeout(resolve, 16_000));
+		expect(await companyTexts()).toEqual([text]);
+
+		const stored = (await grace.get(`/api/conversations/${id}/messages`)).body.data;
+		const away = stored.find((message: { senderType: string }) => message.senderType === 'company');
+		const authors = await grace.post('/api/message-authors', {
+			messages: [{ conversationId: id, clientMessageId: away.encryption.clientMessageId }]
+		});
+		expect(authors.body.data).toEqual([
+			{ conversationId: id, clientMessageId: away.encryption.clientMessageId, origin: 'agent', accountId: null, displayName: 'Away reply' }
+		]);
+		await grace.patch('/api/admin/settings', { awayReply: null, businessHours: null });
+	});
 });
