@@ -64,8 +64,16 @@ describe.each(BACKENDS)('invitations on %s (docs/inbox-api.md §5)', (backend) =
 
 	const audits = async (action: string) =>
 		(await listAuditEntries(db, { action, limit: 100 })).map(({ actorId, target, details }) => ({ actorId, target, details }));
+	/** The live streams' events about the conversation: each says it changed, naming it. */
 	const changes = async (conversationId: string) =>
-		(await liveEventsAfter(db, 0, 10_000)).filter((event) => event.conversationId === conversationId).map((event) => event.type);
+		(await liveEventsAfter(db, 0, 10_000))
+			.filter((event) => event.conversationId === conversationId)
+			.map((event) => `${event.type} ${JSON.stringify(event.payload)}`);
+	const changed = (conversationId: string, times: number) =>
+		Array.from({ length: times }, () => `conversation.changed ${JSON.stringify({ conversationId })}`);
+	/** The keys the service's operations are stored under: a retry, also after a restart, finds its own. */
+	const operationKeys = async () =>
+		(await db.query<{ operation_key: string }>('select operation_key from outgoing_operations')).map((row) => row.operation_key);
 	const conversationEvents = async (conversationId: string) =>
 		(
 			await db.query<{ kind: string; actor_id: string }>(
@@ -88,12 +96,14 @@ describe.each(BACKENDS)('invitations on %s (docs/inbox-api.md §5)', (backend) =
 		expect(conversation.status).toBe('pending');
 		const created = [{ actorId: ada.accountId, target: invitation.inviteId, details: { conversationId: invitation.conversationId } }];
 		expect(await audits('invitation.created')).toEqual(created);
-		expect(await changes(invitation.conversationId)).toEqual(['conversation.changed']);
+		expect(await changes(invitation.conversationId)).toEqual(changed(invitation.conversationId, 1));
 
 		// the same request again: the same invitation and secret, nothing recorded twice
 		expect(await createInvitation(deps, { account: ada, idempotencyKey: 'first' })).toEqual(invitation);
 		expect(await audits('invitation.created')).toEqual(created);
-		expect(await changes(invitation.conversationId)).toEqual(['conversation.changed']);
+		expect(await changes(invitation.conversationId)).toEqual(changed(invitation.conversationId, 1));
+
+		expect(await operationKeys()).toContain(`invite:${ada.accountId}::first`);
 
 		// the customer's app takes the link: its fingerprint is the company's key
 		const customer = await Customer.redeem(service.sim.url, { link: invitation.link });
@@ -123,7 +133,11 @@ describe.each(BACKENDS)('invitations on %s (docs/inbox-api.md §5)', (backend) =
 		const first = await createInvitation(deps, { account: ada });
 		await Customer.redeem(service.sim.url, { link: first.link });
 		const conversationId = first.conversationId;
-		const again = await createInvitation(deps, { account: bob, conversationId, idempotencyKey: 'again' });
+		const before = Date.now();
+		const again = await createInvitation(deps, { account: bob, conversationId, expiresIn: 3600, idempotencyKey: 'again' });
+		expect(Date.parse(again.expiresAt)).toBeGreaterThanOrEqual(before + 3_599_000);
+		expect(Date.parse(again.expiresAt)).toBeLessThanOrEqual(Date.now() + 3_600_000);
+		expect(await operationKeys()).toContain(`reinvite:${bob.accountId}:${conversationId}:again`);
 		expect(again.conversationId).toBe(conversationId);
 		expect(again.inviteId).not.toBe(first.inviteId);
 		expect(await stored(again.inviteId)).toMatchObject({ kind: 'reinvite', conversation_id: conversationId, created_by: bob.accountId });
@@ -131,11 +145,11 @@ describe.each(BACKENDS)('invitations on %s (docs/inbox-api.md §5)', (backend) =
 		const expected = async () => {
 			expect((await audits('conversation.reinvited')).filter((entry) => entry.target === conversationId)).toEqual(reinvited);
 			expect(await conversationEvents(conversationId)).toEqual([{ kind: 'reinvited', actorId: bob.accountId }]);
-			expect(await changes(conversationId)).toEqual(['conversation.changed', 'conversation.changed']);
+			expect(await changes(conversationId)).toEqual(changed(conversationId, 2));
 			expect((await audits('invitation.created')).filter((entry) => entry.target === again.inviteId)).toEqual([]);
 		};
 		await expected();
-		expect(await createInvitation(deps, { account: bob, conversationId, idempotencyKey: 'again' })).toEqual(again);
+		expect(await createInvitation(deps, { account: bob, conversationId, expiresIn: 3600, idempotencyKey: 'again' })).toEqual(again);
 		await expected();
 
 		// the same key for another conversation is another request
@@ -166,7 +180,7 @@ describe.each(BACKENDS)('invitations on %s (docs/inbox-api.md §5)', (backend) =
 		});
 	});
 
-	it('does not show an expired invitation, nor one stored without its link', async () => {
+	it('does not show an expired invitation, one stored without its link, nor one whose stored secret does not decode', async () => {
 		const invitation = await createInvitation(deps, { account: ada, expiresIn: 60 });
 		clock = Date.parse(invitation.expiresAt);
 		await expect(showInvitation(deps, ada, invitation.inviteId)).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -177,6 +191,9 @@ describe.each(BACKENDS)('invitations on %s (docs/inbox-api.md §5)', (backend) =
 			code: 'STATE_CONFLICT',
 			message: 'this invitation was made before links could be shown again'
 		});
+		const corrupt = { ...old, inviteId: 'inv_corrupt000', secret: 'not b64u!', inviteUrl: 'https://service.test/invite/x', shortCode: 'X' };
+		await storeInviteSecret(db, { ...corrupt, createdBy: ada.accountId, expiresAt: new Date(clock + 60_000) }, new Date(clock));
+		await expect(showInvitation(deps, ada, corrupt.inviteId)).rejects.toMatchObject({ message: expect.stringContaining('invite secret') });
 	});
 
 	it('revokes a pending invitation for who made it or an admin: its secret goes, audited', async () => {
@@ -243,5 +260,19 @@ describe('a service that answers an invitation oddly', () => {
 			message: 'the re-invitation names another conversation'
 		});
 		expect(await deps.db.query('select 1 from invite_secrets where invite_id = $1', ['inv_other00000'])).toEqual([]);
+	});
+
+	it('refuses to build a link from a stored secret that does not decode', async () => {
+		const expiresAt = new Date(now + 60_000);
+		const corrupt = { inviteId: 'inv_corrupt000', conversationId: 'conv_corrupt00', kind: 'invite' as const, secret: 'not b64u!' };
+		await storeInviteSecret(deps.db, { ...corrupt, createdBy: ada.accountId, expiresAt }, new Date(now));
+		answer('/v1/invites', {
+			inviteId: 'inv_corrupt000',
+			conversationId: 'conv_corrupt00',
+			inviteUrl: 'https://service.test/invite/inv_corrupt000',
+			shortCode: 'CORRUPT',
+			expiresAt: expiresAt.toISOString()
+		});
+		await expect(createInvitation(deps, { account: ada })).rejects.toMatchObject({ message: expect.stringContaining('invite secret') });
 	});
 });

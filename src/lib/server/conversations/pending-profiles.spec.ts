@@ -139,12 +139,21 @@ describe.each(BACKENDS)('profiles written with an invitation on %s', (backend) =
 			text: '{"name":"Lin"}'
 		});
 		const changed = (await liveEventsAfter(db, 0, 10_000)).slice(before);
-		expect(changed.map(({ type, conversationId }) => ({ type, conversationId }))).toEqual([
-			{ type: 'conversation.changed', conversationId: started.conversationId }
+		expect(changed.map(({ type, conversationId, payload }) => ({ type, conversationId, payload }))).toEqual([
+			{ type: 'conversation.changed', conversationId: started.conversationId, payload: { conversationId: started.conversationId } }
 		]);
 		expect(await pending(started.conversationId)).toBeUndefined();
 		expect(await pending(waiting.conversationId)).toBeDefined();
 		expect(await convert()).toBe(0);
+	});
+
+	it('reads no key files while no started conversation has one waiting', async () => {
+		await invite(ada).then(({ conversationId }) => keepPendingProfile(db, ada, conversationId, sealed(conversationId, ada, 'x'), now));
+		const unreadable = convertPendingProfiles(
+			{ db, companyKeys: () => Promise.reject(new Error('key files unreadable')), log: recorded.log },
+			now
+		);
+		await expect(unreadable).resolves.toBe(0);
 	});
 
 	it('opens with a previous company key after a rotation', async () => {

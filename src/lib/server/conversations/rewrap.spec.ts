@@ -4,7 +4,7 @@
  * opens K; an unverified one waits for an approval, with the second-person policy from someone else who
  * already had their role; never after BINDING_INVALID; transient failures wait longer each time.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Customer, withForeignSecret } from '$test-support/customer';
 import { BACKENDS, useDatabases } from '$test-support/databases';
 import { recordingLogger } from '$test-support/loggers';
@@ -60,7 +60,7 @@ function team(databases: ReturnType<typeof useDatabases>, serviceUrl: () => stri
 			const customer = await Customer.redeem(sim.url, { link: first.link });
 			const conversationId = customer.conversationId;
 			await applyLatestStart(sim, company.companyId, t.db, conversationId, new Date((t.clock += 1000)));
-			t.clock += 1000;
+			const requestedAt = (t.clock += 1000);
 			const again = await createInvitation(t.services, { account: by, conversationId });
 			const answers = {
 				link: { link: again.link },
@@ -69,7 +69,7 @@ function team(databases: ReturnType<typeof useDatabases>, serviceUrl: () => stri
 			};
 			await customer.changeDevice(answers[answer]);
 			await applyLatestStart(sim, company.companyId, t.db, conversationId, new Date((t.clock += 1000)));
-			return { conversationId, customer };
+			return { conversationId, customer, requestedAt };
 		},
 		async state(conversationId: string) {
 			const [row] = await t.db.query<{
@@ -86,8 +86,13 @@ function team(databases: ReturnType<typeof useDatabases>, serviceUrl: () => stri
 			);
 			return { ...row, rewrap_next_attempt_at: row.rewrap_next_attempt_at && new Date(row.rewrap_next_attempt_at).getTime() };
 		},
+		/** How many changes of the conversation the live streams were told of, each naming it. */
 		async changes(conversationId: string) {
-			return (await liveEventsAfter(t.db, 0, 10_000)).filter((event) => event.conversationId === conversationId).length;
+			const events = (await liveEventsAfter(t.db, 0, 10_000)).filter((event) => event.conversationId === conversationId);
+			expect(events.map(({ type, payload }) => ({ type, payload }))).toEqual(
+				events.map(() => ({ type: 'conversation.changed', payload: { conversationId } }))
+			);
+			return events.length;
 		}
 	};
 	beforeAll(async () => {
@@ -120,6 +125,11 @@ describe.each(BACKENDS)('rewraps after a re-invitation on %s (contract 6.4)', (b
 		expect(await t.worker.rewrap(conversationId)).toBe('done');
 		expect(await t.state(conversationId)).toMatchObject({ status: 'active', rewrap_state: 'done', rewrap_error: null });
 		expect(await t.changes(conversationId)).toBe(before + 1);
+		expect(t.recorded.lines).toContainEqual({
+			level: 'info',
+			message: 'rewrap done',
+			fields: { conversation: conversationId, reason: undefined }
+		});
 		expect((await customer.view()).status).toBe('active');
 		await customer.say('my new phone');
 		expect((await customer.messages()).map((message: { text?: string }) => message.text)).toContain('my new phone');
@@ -150,6 +160,8 @@ describe.each(BACKENDS)('rewraps after a re-invitation on %s (contract 6.4)', (b
 		expect((await t.state(conversationId)).rewrap_state).toBe('needs_confirmation');
 		// no second person is needed by the automatic policy: who re-invited may approve
 		expect(await t.worker.confirm(t.ada, conversationId)).toBe('done');
+		// two invitations, the approval's queueing and the rewrap
+		expect(await t.changes(conversationId)).toBe(4);
 		const approver = { approverRole: 'agent', roleSince: isoSeconds(t.ada.roleSince) };
 		expect(await t.state(conversationId)).toMatchObject({ status: 'active', rewrap_state: 'done', rewrap_confirmed_by: t.ada.accountId });
 		const [event] = await t.db.query<{ kind: string; actor_account_id: string; details: object }>(
@@ -167,7 +179,7 @@ describe.each(BACKENDS)('rewraps after a re-invitation on %s (contract 6.4)', (b
 		await updateSettings(t.db, { reinviteRewrap: 'second_person' }, t.grace, new Date(t.clock));
 		try {
 			const bob = await t.agent('bob', 2);
-			const { conversationId } = await t.awaitingKey(bob, 'link');
+			const { conversationId, requestedAt } = await t.awaitingKey(bob, 'link');
 			expect((await t.state(conversationId)).rewrap_state).toBe('needs_confirmation');
 			await expect(t.worker.confirm(bob, conversationId)).rejects.toEqual(
 				refusal('SECOND_PERSON_REQUIRED', 'you re-invited this customer: another agent with access, or an admin, must approve the rewrap')
@@ -192,12 +204,25 @@ describe.each(BACKENDS)('rewraps after a re-invitation on %s (contract 6.4)', (b
 			await expect(t.worker.confirm(await t.agent('rosterless', null), conversationId)).rejects.toEqual(agentRefusal);
 			expect((await t.state(conversationId)).rewrap_state).toBe('needs_confirmation');
 
-			expect(await t.worker.confirm(t.grace, conversationId)).toBe('done');
+			// an admin since the very moment it was asked for already was one
+			const kim = await createAccount(
+				t.db,
+				{ username: 'kim', displayName: 'Kim', role: 'admin', passwordHash: 'h' },
+				new Date(requestedAt)
+			);
+			expect(await t.worker.confirm(kim, conversationId)).toBe('done');
 			const [event] = await t.db.query<{ details: object }>(
 				"select details from conversation_events where conversation_id = $1 and kind = 'rewrap_approved'",
 				[conversationId]
 			);
-			expect(event.details).toEqual({ approverRole: 'admin', roleSince: isoSeconds(t.grace.roleSince), roleGrantedBy: 'the command line' });
+			expect(event.details).toEqual({ approverRole: 'admin', roleSince: isoSeconds(requestedAt), roleGrantedBy: 'the command line' });
+
+			// approved by another, then failed: who re-invited may have it tried again
+			const retried = await t.awaitingKey(bob, 'link');
+			expect(await t.worker.confirm(t.grace, retried.conversationId)).toBe('done');
+			await t.db.query("update conversations set status = 'awaiting_key' where conversation_id = $1", [retried.conversationId]);
+			await t.db.transaction((tx) => setRewrapState(tx, retried.conversationId, { state: 'failed' }, new Date(t.clock)));
+			expect(await t.worker.confirm(bob, retried.conversationId)).toBe('done');
 		} finally {
 			await updateSettings(t.db, { reinviteRewrap: 'automatic' }, t.grace, new Date(t.clock));
 		}
@@ -298,6 +323,37 @@ describe.each(BACKENDS)('rewraps after a re-invitation on %s (contract 6.4)', (b
 			rewrap_error: 'no company wrap or user key is known for this conversation'
 		});
 		expect(await t.db.transaction((tx) => lockConversation(tx, 'conv_bare00000'))).toMatchObject({ rewrapAttempts: 0 });
+		expect(t.recorded.lines).toContainEqual({
+			level: 'error',
+			message: 'rewrap failed',
+			fields: { conversation: 'conv_bare00000', reason: 'no company wrap or user key is known for this conversation' }
+		});
+	});
+
+	it('fails a rewrap whose stored customer key does not decode, naming it', async () => {
+		const { conversationId } = await t.awaitingKey(t.ada, 'link');
+		await t.db.query("update conversations set user_public_key = 'not b64u!' where conversation_id = $1", [conversationId]);
+		expect(await t.worker.rewrap(conversationId)).toBe('failed');
+		expect((await t.state(conversationId)).rewrap_error).toMatch(/^the company wrap does not open: .*userPublicKey/);
+	});
+
+	it('looks for due rewraps every five seconds until stopped', async () => {
+		vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+		try {
+			const worker = new RewrapWorker(t.services);
+			worker.start();
+			// queued after the first look
+			const seen = await t.awaitingKey(t.ada, 'link');
+			vi.advanceTimersByTime(5_000);
+			await worker.stop();
+			expect((await t.state(seen.conversationId)).rewrap_state).toBe('done');
+			const after = await t.awaitingKey(t.ada, 'link');
+			vi.advanceTimersByTime(5_000);
+			await worker.stop();
+			expect((await t.state(after.conversationId)).rewrap_state).toBe('queued');
+		} finally {
+			vi.useRealTimers();
+		}
 	});
 });
 
@@ -325,6 +381,8 @@ describe('a rewrap the service does not take at once (contract 6.4)', () => {
 			expect(state.rewrap_next_attempt_at).toBe(t.clock + delay);
 			expect(state.rewrap_error).toContain('answered UPSTREAM_UNAVAILABLE');
 		}
+		// two invitations and the three retries
+		expect(await t.changes(conversationId)).toBe(5);
 		await t.db.transaction((tx) => setRewrapState(tx, conversationId, { state: 'queued', attempts: 6 }, new Date(t.clock)));
 		expect(await t.worker.rewrap(conversationId)).toBe('queued');
 		expect((await t.state(conversationId)).rewrap_next_attempt_at).toBe(t.clock + 600_000);
