@@ -154,7 +154,6 @@ export class RewrapWorker {
 					recipientPublicKey: b64uDecode(state.userPublicKey, 'userPublicKey')
 				});
 				request = v1.rewrap(conversationId, wrapForUser);
-				// Stryker disable next-line all: equivalent: wipes this call's own copy of K, which nothing reads afterwards
 			} finally {
 				conversationKey.fill(0);
 			}
