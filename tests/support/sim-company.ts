@@ -1,8 +1,8 @@
 /**
  * A simulator started in the test's process with one registered company and its key files, for the
  * server specs that drive a module against the real service (docs/simulator.md "Running it"); and the
- * service's `conversation.started` of a conversation applied to an inbox's database, as the webhook
- * processor would (the company's webhook URL answers nothing in these specs).
+ * service's events of a conversation applied to an inbox's database, as the webhook processor would (the
+ * company's webhook URL answers nothing in these specs).
  */
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,9 @@ import { initCrypto, parseKeyFile } from '../../src/lib/crypto/index';
 import type { Database } from '../../src/lib/server/db/database';
 import { loadCompanyKeys, type CompanyKeys } from '../../src/lib/server/keys/files';
 import { applyEvents } from '../../src/lib/server/webhooks/handlers';
+import type { ConversationServices } from '../../src/lib/server/conversations/rewrap';
+import type { Logger } from '../../src/lib/server/log';
+import { UpstreamClient } from '../../src/lib/server/upstream/client';
 import { startSimulator, type RunningSimulator } from '../../src/sim/server';
 import { startFlakyFront, type FlakyFront } from './flaky-front';
 import { quietLogger } from './loggers';
@@ -57,15 +60,47 @@ export function useSimCompany(): RunningSimCompany {
 }
 
 /**
- * Applies the latest `conversation.started` the simulator made for `conversationId` (`GET /_sim/deliveries`)
+ * Applies the latest event of `eventType` the simulator made for `conversationId` (`GET /_sim/deliveries`)
  * to the inbox's database, through the webhook handlers; what they would wake afterwards is not run.
  */
-export async function applyLatestStart(sim: RunningSimulator, companyId: string, db: Database, conversationId: string, now: Date) {
-	const query = new URLSearchParams({ companyId, eventType: 'conversation.started', conversationId });
+export async function applyLatestEvent(
+	sim: RunningSimulator,
+	companyId: string,
+	db: Database,
+	conversationId: string,
+	now: Date,
+	eventType = 'conversation.started'
+) {
+	const query = new URLSearchParams({ companyId, eventType, conversationId });
 	const answer = await fetch(`${sim.url}/_sim/deliveries?${query}`);
 	const { data } = (await answer.json()) as { data: { body: string; event: { id: string } }[] };
 	const latest = data.at(-1);
-	if (!latest) throw new Error(`the simulator started no conversation ${conversationId}`);
+	if (!latest) throw new Error(`the simulator made no ${eventType} of ${conversationId}`);
 	const context = { now, log: quietLogger, live() {}, afterCommit() {}, wakeRewraps() {}, conversationStarted() {} };
 	await db.transaction((tx) => applyEvents(tx, [{ eventId: latest.event.id, rawBody: latest.body, requestId: null }], context));
+}
+
+/** Applies the latest `conversation.started` of `conversationId` (a start, or a new device's). */
+export const applyLatestStart = (sim: RunningSimulator, companyId: string, db: Database, conversationId: string, now: Date) =>
+	applyLatestEvent(sim, companyId, db, conversationId, now);
+
+/**
+ * What the server's conversation flows need (rewraps, invitations, away replies), talking to `serviceUrl`
+ * (the simulator or its front) as the company, without waits between retries, on the test's clock.
+ */
+export function conversationServices(
+	company: SimCompany,
+	db: Database,
+	serviceUrl: string,
+	now: () => number,
+	log: Logger
+): ConversationServices {
+	const upstream = new UpstreamClient({
+		baseUrl: serviceUrl,
+		apiKey: company.company.apiKey,
+		signingSecret: company.company.webhookSecret,
+		db,
+		sleep: async () => {}
+	});
+	return { db, upstream, companyKeys: async () => company.companyKeys, now, log };
 }

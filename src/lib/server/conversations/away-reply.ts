@@ -27,13 +27,18 @@ const LOOK_BACK_MS = 10 * 60_000;
 /** A claimed reply not yet sent is tried again after this long. */
 const RETRY_AFTER_MS = 30_000;
 
-/** Conversations whose customer wrote lately and after the company's last message: who might be answered. */
+/**
+ * Conversations whose customer wrote lately and after the company's last message: who might be answered;
+ * with the time of the last reply that was not an away reply (a "nobody online" period ends there).
+ */
 const CANDIDATES = `
 	select w.conversation_id, w.customer_at, c.last_reply_at
 	from (select conversation_id, max(created_at) as customer_at from conversation_messages
 	      where sender_type = 'user' and created_at > $1 group by conversation_id) w
 	cross join lateral (select max(m.created_at) as last_reply_at from conversation_messages m
-	      where m.conversation_id = w.conversation_id and m.sender_type = 'company') c
+	      where m.conversation_id = w.conversation_id and m.sender_type = 'company'
+	        and not exists (select 1 from away_replies a
+	                        where a.conversation_id = m.conversation_id and a.client_message_id = m.encryption ->> 'clientMessageId')) c
 	join conversations k on k.conversation_id = w.conversation_id and k.status = 'active'
 	where w.customer_at > coalesce(c.last_reply_at, '-infinity')`;
 

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Customer, withForeignSecret } from '$test-support/customer';
 import { BACKENDS, useDatabases } from '$test-support/databases';
 import { recordingLogger } from '$test-support/loggers';
-import { applyLatestStart, useSimCompany } from '$test-support/sim-company';
+import { applyLatestStart, conversationServices, useSimCompany } from '$test-support/sim-company';
 import { b64uEncode, generateX25519KeyPair, isoSeconds } from '../../crypto/index';
 import { createAccount, registerAgentKey, type Account } from '../db/accounts';
 import { listAuditEntries } from '../db/audit';
@@ -17,7 +17,6 @@ import type { Database } from '../db/database';
 import { liveEventsAfter } from '../db/live-events';
 import { storeRoster } from '../db/rosters';
 import { updateSettings } from '../db/settings';
-import { UpstreamClient } from '../upstream/client';
 import { createInvitation } from './invitations';
 import { RewrapWorker, type ConversationServices } from './rewrap';
 
@@ -97,15 +96,7 @@ function team(databases: ReturnType<typeof useDatabases>, serviceUrl: () => stri
 	};
 	beforeAll(async () => {
 		t.db = await databases.open();
-		const { company, companyKeys } = service;
-		const upstream = new UpstreamClient({
-			baseUrl: serviceUrl(),
-			apiKey: company.apiKey,
-			signingSecret: company.webhookSecret,
-			db: t.db,
-			sleep: async () => {}
-		});
-		t.services = { db: t.db, upstream, companyKeys: async () => companyKeys, now: () => t.clock, log: recorded.log };
+		t.services = conversationServices(service, t.db, serviceUrl(), () => t.clock, recorded.log);
 		t.worker = new RewrapWorker(t.services);
 		t.grace = await createAccount(t.db, { username: 'grace', displayName: 'Grace', role: 'admin', passwordHash: 'h' }, new Date(t.clock));
 		t.ada = await t.agent('ada', 1);
