@@ -224,4 +224,11 @@ test('the Reports page shows the figures of what happened, lists the conversatio
 	});
 	await expect(adaPage.getByTestId('report-by-agent').locator('tbody tr')).toHaveCount(1);
 	await expect(adaPage.getByTestId('report-by-agent').locator(`tr[data-key="${ada.accountId}"]`)).toBeVisible();
+
+	// a range the API refuses (the last day before the first) says so with the error's code, and no figures
+	await adaPage.getByLabel('To (included)').fill('2026-01-01');
+	await adaPage.getByLabel('From').fill('2026-02-01');
+	await adaPage.getByRole('button', { name: 'Show' }).click();
+	await expect(adaPage.getByTestId('report-error')).toHaveAttribute('data-code', 'INVALID_REQUEST');
+	await expect(adaPage.getByTestId('report')).toHaveCount(0);
 });
