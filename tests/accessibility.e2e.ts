@@ -1,13 +1,13 @@
 /**
  * Accessibility (docs/inbox-api.md §11 "Accessibility"): axe-core finds no serious or critical
- * violation of WCAG 2.1 A/AA on the sign-in, key, inbox, thread and admin pages; each page has its
+ * violation of WCAG 2.1 A/AA on the sign-in, key, inbox, thread, admin and reports pages; each page has its
  * landmarks; a failed sign-in puts the focus back in the field to correct; the keyboard reaches the list,
  * lists its shortcuts and gets its focus back after a dialog (§11 "Keyboard").
  */
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { adminTab, importSigningKey, readyAdmin, type AdminTab } from './support/admin-e2e';
-import { expect, openConversation, readyAgent, screenshot, signIn, test, unlock } from './support/inbox-e2e';
+import { expect, navLink, openConversation, readyAgent, screenshot, signIn, test, unlock } from './support/inbox-e2e';
 
 /** The serious and critical violations on the page as it is now, each with the elements it names. */
 async function seriousViolations(page: Page): Promise<string[]> {
@@ -41,7 +41,7 @@ test('the sign-in and key-creation pages are accessible, and a failed sign-in re
 	await expectAccessible(page, 'key creation');
 });
 
-test('the key, inbox, thread and admin pages are accessible', async ({ page, inbox }) => {
+test('the key, inbox, thread, admin and reports pages are accessible', async ({ page, inbox }) => {
 	const admin = await readyAdmin(page, inbox, 'axe');
 	await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
 	await inbox.publishRoster();
@@ -71,6 +71,17 @@ test('the key, inbox, thread and admin pages are accessible', async ({ page, inb
 		await adminTab(page, tab);
 		await expectAccessible(page, `admin: ${tab}`);
 	}
+
+	// the reports: figures, charts, the heatmap and tables; a figure's conversations in a dialog
+	await navLink(page, 'Reports').click();
+	await expect(page.getByTestId('report')).toBeVisible();
+	await expectAccessible(page, 'reports');
+	await page.getByTestId('report-buckets-as-table').click();
+	await expectAccessible(page, 'reports, a chart as its table');
+	await page.locator('button[data-figure="messagesIn"]').click();
+	await expect(page.getByTestId('report-conversations').locator(`a[data-conversation-id="${invitation.conversationId}"]`)).toBeVisible();
+	expect(await seriousViolations(page), 'reports: the conversations behind a figure').toEqual([]);
+	await page.keyboard.press('Escape');
 });
 
 test('a normal load logs no console error; the keyboard: ? lists every shortcut, Tab reaches the list, focus comes back after a dialog', async ({

@@ -9,10 +9,13 @@ import { join } from 'node:path';
 import type { Stack } from '../../src/cli/stack/stack';
 import {
 	b64uEncode,
+	encryptMessage,
 	isoSeconds,
 	formatKeyFile,
 	generateX25519KeyPair,
 	initCrypto,
+	newClientMessageId,
+	openConversationKey,
 	parseKeyFile,
 	signRoster,
 	type RosterAgent,
@@ -57,6 +60,28 @@ export async function companyKeyPairOf(stack: Stack): Promise<X25519KeyPair> {
 	await initCrypto();
 	const read = async (name: string) => parseKeyFile(await readFile(join(stack.dataDir, 'keys', name), 'utf8'), 32, name);
 	return { secretKey: await read('private.key'), publicKey: await read('public.key') };
+}
+
+/**
+ * The body of a team member's text reply to `POST /api/v1/messages`, sealed under the conversation key that
+ * the company's wrap opens (`conversation` as the proxy's `GET /api/v1/conversations/:id` gives it).
+ */
+export async function companyReplyBody(
+	stack: Stack,
+	conversationId: string,
+	conversation: { wrapForCompany: Parameters<typeof openConversationKey>[0]; keyVersion: number },
+	text: string
+) {
+	const conversationKey = openConversationKey(conversation.wrapForCompany, conversationId, [await companyKeyPairOf(stack)]);
+	const encryption = encryptMessage({
+		conversationKey,
+		conversationId,
+		senderType: 'company',
+		clientMessageId: newClientMessageId(),
+		keyVersion: conversation.keyVersion,
+		text
+	});
+	return { conversationId, contentType: 'text' as const, encryption };
 }
 
 /** The body of `POST /api/admin/roster` for `agents`, signed with `signingKey`. */

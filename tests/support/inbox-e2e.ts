@@ -295,7 +295,7 @@ export async function openConversation(page: Page, conversationId: string): Prom
 }
 
 /** A link of the main navigation (its name may end with an unread badge). */
-export function navLink(page: Page, name: 'Inbox' | 'Invite' | 'Replies' | 'Key' | 'Admin') {
+export function navLink(page: Page, name: 'Inbox' | 'Invite' | 'Replies' | 'Reports' | 'Key' | 'Admin') {
 	return page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: new RegExp(`^${name}( \\d+ unread conversations)?$`) });
 }
 

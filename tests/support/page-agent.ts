@@ -6,11 +6,10 @@
  */
 import { expect, vi } from 'vitest';
 import type { UnlockedKey } from '../../src/lib/crypto-worker/types';
-import { encryptMessage, newClientMessageId, openConversationKey } from '../../src/lib/crypto/index';
 import { createInvitation, getConversation, listStoredMessages, login, registerAgentKey } from '../../src/lib/client/api';
 import { newIdempotencyKey } from '../../src/lib/client/http';
 import type { StoredMessage } from '../../src/lib/client/types';
-import { addToRoster, companyKeyPairOf } from './admin-api';
+import { addToRoster, companyReplyBody } from './admin-api';
 import { Customer } from './customer';
 import type { InboxClient } from './inbox-client';
 import { AGENT, ADMIN, type StackHarness } from './integration';
@@ -77,15 +76,6 @@ export async function storedMessage(customer: Customer, text: string): Promise<S
 /** A reply of another member of the team (`client`), sent through the proxy under the key the company's wrap opens. */
 export async function replyOfTeamMember(harness: StackHarness, client: InboxClient, conversationId: string, text: string): Promise<void> {
 	const conversation = (await client.get(`/api/v1/conversations/${conversationId}`)).body;
-	const conversationKey = openConversationKey(conversation.wrapForCompany, conversationId, [await companyKeyPairOf(harness.stack())]);
-	const encryption = encryptMessage({
-		conversationKey,
-		conversationId,
-		senderType: 'company',
-		clientMessageId: newClientMessageId(),
-		keyVersion: conversation.keyVersion,
-		text
-	});
-	const sent = await client.post('/api/v1/messages', { conversationId, contentType: 'text', encryption });
+	const sent = await client.post('/api/v1/messages', await companyReplyBody(harness.stack(), conversationId, conversation, text));
 	if (sent.status !== 201) throw new Error(`the reply was not sent: ${JSON.stringify(sent.body)}`);
 }

@@ -117,3 +117,9 @@ export const getCompanyKey = () => call(API.getCompany);
 
 /** Contract 6.4 step 5: the agent confirmed the customer's new key by another channel. */
 export const confirmRewrap = (conversationId: string) => call(API.confirmRewrap, { params: { conversationId }, body: {} });
+
+/** The team's report of a range, or the agent's own (docs/reports.md "The API"). */
+export const getReport = (query: QueryOf<typeof API.getReport>) => call(API.getReport, { query });
+
+/** The conversations behind one figure of a report, the latest fact first. */
+export const listReportConversations = (query: QueryOf<typeof API.listReportConversations>) => call(API.listReportConversations, { query });
