@@ -649,9 +649,10 @@ create index agent_online_spans_by_time on agent_online_spans (last_seen_at) inc
 		version: 30,
 		name: "each conversation's first response, kept as it is stored",
 		sql: `
--- Each conversation's first response (docs/reports.md "Cost"; db/response-facts.ts): its first customer
--- message ever, and the first reply an agent sent at or after it (its time and author), kept in the
--- transaction that stores a customer message or records a reply's author. A row without a customer
+-- Each conversation's first response (docs/reports.md "First responses, kept as they are stored";
+-- db/response-facts.ts): its first customer message ever, and the first reply an agent sent at or after
+-- it (its time and author), kept in the transaction that stores a customer message or records a reply's
+-- author. A row without a customer
 -- message holds nothing yet: the row is what concurrent writers of the conversation take turns on.
 create table conversation_response_facts (
 	conversation_id text primary key,

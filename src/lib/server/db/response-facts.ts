@@ -1,8 +1,9 @@
 /**
- * Each conversation's first response, kept as the facts are stored (docs/reports.md "Cost", "What each
- * figure means" › `firstResponse`): its first customer message ever and the first reply an agent sent at
- * or after it, in `conversation_response_facts` (migration 30), so a report reads first responses by
- * time instead of probing every answered conversation.
+ * Each conversation's first response, kept as the facts are stored (docs/reports.md "Cost" › "First
+ * responses, kept as they are stored"; the figure is `firstResponse` of "What each figure means"): its
+ * first customer message ever and the first reply an agent sent at or after it, in
+ * `conversation_response_facts` (migration 30), so a report reads first responses by time instead of
+ * probing every answered conversation.
  *
  * Whatever the order of arrival: a customer message earlier than the conversation's first one finds the
  * first reply again from the indexes; a reply before any customer message is no response; a reply

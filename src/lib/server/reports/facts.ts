@@ -43,11 +43,12 @@ first_responses as (
  * and `incoming` (conversation_id, at), each customer message in the scope. An activity line counts for
  * its actor; one without an actor (a customer's message reopened it) for the assignee; a message in and
  * an opened conversation for the conversation's assignee now; a reply for its author. A conversation's
- * messages in are counted before their conversation is looked up, once per conversation.
+ * messages in are counted before their conversation is looked up, once per conversation; the two
+ * readers of `incoming` (those counts and the heatmap) each read the index rather than a copy of it.
  */
 export const SCOPED_FACTS = `
 replies as (select conversation_id, account_id, created_at from message_authors where ${inRange('created_at')}),
-incoming as (
+incoming as not materialized (
 	select m.conversation_id, m.created_at as at from conversation_messages m
 	where m.sender_type = 'user' and ${inRange('m.created_at')}
 		and ($4::text is null or m.conversation_id in (select conversation_id from conversations where assignee_id = $4::text))
