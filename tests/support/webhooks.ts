@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hexEncode, sodiumHmacSha256, utf8Encode } from '../../src/lib/crypto/index';
+import type { IncomingEvent } from '../../src/lib/server/db/webhook-events';
 
 export interface WebhookVector {
 	name: string;
@@ -44,4 +45,9 @@ export async function postWebhook(
 	options: { t?: number; eventId?: string } = {}
 ): Promise<Response> {
 	return fetch(url, { method: 'POST', headers: webhookHeaders(webhookSignature(secret, body, options.t), options.eventId), body });
+}
+
+/** An event as the receiver stores it (db/webhook-events.ts): its id in its body, the first delivery. */
+export function incomingEvent(event: { id: string; type: string }): IncomingEvent {
+	return { eventId: event.id, idInBody: true, eventType: event.type, deliveryId: null, attempt: 1, rawBody: JSON.stringify(event) };
 }

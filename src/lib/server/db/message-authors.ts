@@ -8,10 +8,12 @@ import type { MessageAuthor } from '../../inbox-api/records';
 import { AWAY_REPLY_AUTHOR } from '../../service-targets/away-reply';
 import type { Account } from './accounts';
 import type { Queryable } from './database';
+import { ANSWER_FIRST_RESPONSE } from './response-facts';
 
 /**
- * Records `account` as the author of the message with this clientMessageId; returns whether the account
- * holds it (false when someone else used the id first, also at the same moment).
+ * Records `account` as the author of the message with this clientMessageId, and the reply as its
+ * conversation's first response when it is one (db/response-facts.ts); returns whether the account holds
+ * it (false when someone else used the id first, also at the same moment).
  */
 export async function claimAuthorship(
 	tx: Queryable,
@@ -22,8 +24,9 @@ export async function claimAuthorship(
 	const [row] = await tx.query<{ account_id: string | null }>(
 		`with claimed as (
 			insert into message_authors (conversation_id, client_message_id, account_id, author_name, created_at)
-			values ($1, $2, $3, $4, $5) on conflict (conversation_id, client_message_id) do nothing returning account_id
-		)
+			values ($1, $2, $3, $4, $5) on conflict (conversation_id, client_message_id) do nothing returning conversation_id, account_id, created_at
+		),
+		${ANSWER_FIRST_RESPONSE}
 		select account_id from claimed
 		union all
 		select account_id from message_authors where conversation_id = $1 and client_message_id = $2 and not exists (select 1 from claimed)`,

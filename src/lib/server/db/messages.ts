@@ -6,6 +6,7 @@ import type { Wrap } from '../../wire/v1';
 import type { StoredMessage } from '../../inbox-api/records';
 import { isoSeconds } from '../../crypto/rules';
 import type { Queryable } from './database';
+import { keepingFirstResponses } from './response-facts';
 
 export type { StoredMessage };
 
@@ -28,17 +29,27 @@ export function messageColumns(entries: readonly { message: StoredMessage; event
 	];
 }
 
-/** Stores messages once each (by `messageId`), in one statement; returns the ids that were new. */
+/** The conversations of the customer's messages among `messages`, whose first responses they may change. */
+export function customerConversations(messages: readonly { message: StoredMessage }[]): string[] {
+	return messages.filter((entry) => entry.message.senderType === 'user').map((entry) => entry.message.conversationId);
+}
+
+/**
+ * Stores messages once each (by `messageId`), in one statement, and keeps the first responses of the
+ * conversations the customer wrote in (db/response-facts.ts); returns the ids that were new.
+ */
 export async function storeMessages(
 	tx: Queryable,
 	entries: readonly { message: StoredMessage; eventId: string | null }[]
 ): Promise<Set<string>> {
 	if (entries.length === 0) return new Set();
-	const rows = await tx.query<{ message_id: string }>(
-		`insert into conversation_messages (message_id, conversation_id, seq, sender_type, content_type, encryption, attachment, created_at, event_id)
-		 select * from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::timestamptz[], $9::text[])
-		 on conflict (message_id) do nothing returning message_id`,
-		messageColumns(entries)
+	const rows = await keepingFirstResponses(tx, customerConversations(entries), () =>
+		tx.query<{ message_id: string }>(
+			`insert into conversation_messages (message_id, conversation_id, seq, sender_type, content_type, encryption, attachment, created_at, event_id)
+			 select * from unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::timestamptz[], $9::text[])
+			 on conflict (message_id) do nothing returning message_id`,
+			messageColumns(entries)
+		)
 	);
 	return new Set(rows.map((row) => row.message_id));
 }

@@ -646,6 +646,32 @@ create index agent_online_spans_by_time on agent_online_spans (last_seen_at) inc
 `
 	},
 	{
+		version: 30,
+		name: "each conversation's first response, kept as it is stored",
+		sql: `
+-- Each conversation's first response (docs/reports.md "First responses, kept as they are stored";
+-- db/response-facts.ts): its first customer message ever, and the first reply an agent sent at or after
+-- it (its time and author), kept in the transaction that stores a customer message or records a reply's
+-- author. A row without a customer
+-- message holds nothing yet: the row is what concurrent writers of the conversation take turns on.
+create table conversation_response_facts (
+	conversation_id text primary key,
+	first_in_at timestamptz,
+	first_reply_at timestamptz,
+	first_reply_account_id text references accounts (account_id) on delete set null
+);
+create index conversation_response_facts_by_reply on conversation_response_facts (first_reply_at)
+	include (conversation_id, first_in_at, first_reply_account_id) where first_reply_at is not null;
+insert into conversation_response_facts (conversation_id, first_in_at, first_reply_at, first_reply_account_id)
+select f.conversation_id, f.first_in_at, r.created_at, r.account_id
+from (select conversation_id, min(created_at) as first_in_at from conversation_messages where sender_type = 'user' group by conversation_id) f
+left join lateral (
+	select a.created_at, a.account_id from message_authors a
+	where a.conversation_id = f.conversation_id and a.created_at >= f.first_in_at order by a.created_at limit 1
+) r on true;
+`
+	},
+	{
 		version: 31,
 		name: 'the away reply',
 		sql: `

@@ -85,7 +85,10 @@ function rangeFigureSql(range: ReportRange, scope: ReportScope, filter: FigureFi
 		? `join conversation_labels l on l.conversation_id = s.conversation_id and l.label_id = ${add(filter.labelId)}`
 		: '';
 	// an hour of the heatmap is one of each message's, which `scoped` counts by conversation
-	const source = filter.cell ? `(select *, 'message_in' as kind, null::float8 as seconds from incoming)` : 'scoped';
+	const source = filter.cell
+		? `(select i.*, c.assignee_id as agent_id, 'message_in' as kind, null::float8 as seconds
+			from incoming i left join conversations c on c.conversation_id = i.conversation_id)`
+		: 'scoped';
 	const sql = `with ${SCOPED_FACTS}
 		select s.conversation_id from ${source} s ${label} where ${where.join(' and ')}
 		group by s.conversation_id order by max(s.at) desc, s.conversation_id limit ${add(DRILLDOWN_LIMIT + 1)}`;

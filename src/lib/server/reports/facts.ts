@@ -27,38 +27,31 @@ export const FACT_KIND: Readonly<Record<RangeFigure, string>> = {
 };
 
 /**
- * The reply that answers a conversation's first customer message: the first reply an agent sent after
- * it, by the time its author was recorded (db/message-authors.ts).
+ * The reply that answers a conversation's first customer message: the first reply an agent sent at or
+ * after it, by the time its author was recorded, as the server keeps it (db/response-facts.ts).
  */
 const FIRST_RESPONSES = `
 first_responses as (
-	select x.conversation_id, r.account_id, r.created_at, extract(epoch from r.created_at - f.first_in)::float8 as seconds
-	from (select distinct conversation_id from replies) x
-	cross join lateral (
-		select min(u.created_at) as first_in from conversation_messages u
-		where u.conversation_id = x.conversation_id and u.sender_type = 'user'
-	) f
-	cross join lateral (
-		select a.created_at, a.account_id from message_authors a
-		where a.conversation_id = x.conversation_id and a.created_at >= f.first_in
-		order by a.created_at limit 1
-	) r
-	where ${inRange('r.created_at')}
+	select conversation_id, first_reply_account_id as account_id, first_reply_at as created_at,
+		extract(epoch from first_reply_at - first_in_at)::float8 as seconds
+	from conversation_response_facts where ${inRange('first_reply_at')}
 )`;
 
 /**
  * `with` clauses ending in `scoped (kind, conversation_id, agent_id, at, seconds, n)`: `n` facts of a
  * kind in one row (a conversation's messages in, an agent's replies in a conversation: `at` the latest),
- * and `incoming` (conversation_id, agent_id, at), each customer message in the scope. An activity line
- * counts for its actor; one without an actor (a customer's message reopened it) for the assignee; a
- * message in and an opened conversation for the conversation's assignee now; a reply for its author.
+ * and `incoming` (conversation_id, at), each customer message in the scope. An activity line counts for
+ * its actor; one without an actor (a customer's message reopened it) for the assignee; a message in and
+ * an opened conversation for the conversation's assignee now; a reply for its author. A conversation's
+ * messages in are counted before their conversation is looked up, once per conversation; the two
+ * readers of `incoming` (those counts and the heatmap) each read the index rather than a copy of it.
  */
 export const SCOPED_FACTS = `
-replies as materialized (select conversation_id, account_id, created_at from message_authors where ${inRange('created_at')}),
-incoming as materialized (
-	select m.conversation_id, c.assignee_id as agent_id, m.created_at as at
-	from conversation_messages m left join conversations c on c.conversation_id = m.conversation_id
-	where m.sender_type = 'user' and ${inRange('m.created_at')} and ($4::text is null or c.assignee_id = $4::text)
+replies as (select conversation_id, account_id, created_at from message_authors where ${inRange('created_at')}),
+incoming as not materialized (
+	select m.conversation_id, m.created_at as at from conversation_messages m
+	where m.sender_type = 'user' and ${inRange('m.created_at')}
+		and ($4::text is null or m.conversation_id in (select conversation_id from conversations where assignee_id = $4::text))
 ),
 ${FIRST_RESPONSES},
 facts as (
@@ -71,7 +64,9 @@ facts as (
 	where a.kind in ('resolved', 'reopened') and ${inRange('a.created_at')}
 		and (a.kind = 'resolved' or coalesce(a.details ->> 'reason', '') <> 'snooze_ended')
 	union all
-	select 'message_in', conversation_id, agent_id, max(at), null, count(*)::int from incoming group by conversation_id, agent_id
+	select 'message_in', i.conversation_id, c.assignee_id, i.at, null, i.n
+	from (select conversation_id, max(at) as at, count(*)::int as n from incoming group by conversation_id) i
+	left join conversations c on c.conversation_id = i.conversation_id
 	union all
 	select 'message_out', conversation_id, account_id, max(created_at), null, count(*)::int from replies group by conversation_id, account_id
 	union all
@@ -103,6 +98,12 @@ export const FIGURE_COLUMNS = [
 		(_, index) => `count(*) filter (where kind = 'first_response' and ${bucketCondition(index)})::int as bucket_${index}`
 	)
 ].join(',\n\t');
+
+/**
+ * The hour of the range's time zone a customer message arrived in, as an instant: the heatmap counts
+ * the messages of each hour first, then places the hours.
+ */
+export const HOUR_OF_ZONE = `date_trunc('hour', at, $3::text)`;
 
 /** A customer message's weekday (1 = Monday) and hour in the range's time zone. */
 export const WEEKDAY = `extract(isodow from at at time zone $3::text)::int`;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
+import { random } from '$test-support/random';
 import { FIRST_RESPONSE_BUCKETS, RANGE_FIGURES, type ReportFigures } from '../../inbox-api/reports';
 import { createAccount, type Account } from '../db/accounts';
 import { ensureConversation } from '../db/conversations';
@@ -28,16 +29,6 @@ const RANGE = { from: '2026-02-01', to: '2026-03-01', timeZone: 'Europe/Berlin' 
 const FROM = Date.parse('2026-01-31T23:00:00Z');
 const TO = Date.parse('2026-02-28T23:00:00Z');
 const inRange = (at: number) => at >= FROM && at < TO;
-
-/** A small deterministic random source (mulberry32), so a failure reproduces. */
-function random(seed: number): () => number {
-	return () => {
-		seed = (seed + 0x6d2b79f5) | 0;
-		let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 /** The plan of 40 conversations from mid-January to mid-March: replies, resolutions, reopenings and snoozes. */
 function plan(agents: readonly string[]): Step[] {

@@ -14,7 +14,7 @@ import {
 	type TimeOnlineRow
 } from '../../inbox-api/reports';
 import type { Database, Queryable } from '../db/database';
-import { FIGURE_COLUMNS, HOUR, RANGE_FROM, RANGE_TO, SCOPED_FACTS, WEEKDAY } from './facts';
+import { FIGURE_COLUMNS, HOUR, HOUR_OF_ZONE, RANGE_FROM, RANGE_TO, SCOPED_FACTS, WEEKDAY } from './facts';
 import type { ReportRange } from './range';
 
 /** Whose figures: the whole team, or one agent's own (what an agent may see). */
@@ -58,7 +58,8 @@ ${Object.entries(DIMENSIONS)
 	)
 	.join('\n')}
 union all select 'heatmap', ((${WEEKDAY} - 1) * 24 + ${HOUR})::text, null, ${FIGURE_COLUMNS}
-	from (select 'message_in' as kind, null::float8 as seconds, 1 as n, at from incoming) i group by 2`;
+	from (select 'message_in' as kind, null::float8 as seconds, count(*)::int as n, min(at) as at from incoming group by ${HOUR_OF_ZONE}) i
+	group by 2`;
 
 const CURRENT_SQL = `
 select count(*)::int as open, count(*) filter (where c.assignee_id is null)::int as unassigned,

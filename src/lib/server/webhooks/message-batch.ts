@@ -7,9 +7,10 @@
  */
 import { parseMessageCreated, parseWebhookEvent, type WebhookEvent } from '../../wire/v1';
 import { isoSeconds } from '../../crypto/rules';
-import type { Queryable } from '../db/database';
+import type { Database } from '../db/database';
 import { LIVE_CHANNEL, LIVE_ORDER_LOCK } from '../db/live-events';
-import { messageColumns, type StoredMessage } from '../db/messages';
+import { customerConversations, messageColumns, type StoredMessage } from '../db/messages';
+import { keepingFirstResponses } from '../db/response-facts';
 import { LeaseLostError } from '../db/leases';
 import type { StoredEvent } from '../db/webhook-events';
 
@@ -112,23 +113,28 @@ notified as (
 select (select count(*)::int from inserted) as stored, (select count(*)::int from processed) as processed, (select count(*)::int from notified) as notified`;
 
 /**
- * Applies a run of well-formed `message.created` events and marks them processed, in one statement;
- * LeaseLostError, with nothing changed, when their lease no longer holds them all.
+ * Applies a run of well-formed `message.created` events and marks them processed, in one statement, and
+ * keeps the conversations' first responses around it (db/response-facts.ts); LeaseLostError, with
+ * nothing changed, when their lease no longer holds them all.
  */
 export async function applyMessageBatch(
-	db: Queryable,
+	db: Database,
 	events: readonly StoredEvent[],
 	messages: readonly { message: StoredMessage; eventId: string }[],
 	now: Date
 ): Promise<{ stored: number }> {
-	const [row] = await db.query<{ stored: number; processed: number }>(STATEMENT, [
-		...messageColumns(messages),
-		now,
-		LIVE_ORDER_LOCK,
-		events.map((event) => event.seq),
-		LIVE_CHANNEL,
-		events[0]?.leaseToken ?? null
-	]);
-	if (row.processed !== events.length) throw new LeaseLostError(`${events.length} webhook events: ${row.processed} are still held`);
-	return { stored: row.stored };
+	return db.transaction((tx) =>
+		keepingFirstResponses(tx, customerConversations(messages), async () => {
+			const [row] = await tx.query<{ stored: number; processed: number }>(STATEMENT, [
+				...messageColumns(messages),
+				now,
+				LIVE_ORDER_LOCK,
+				events.map((event) => event.seq),
+				LIVE_CHANNEL,
+				events[0]?.leaseToken ?? null
+			]);
+			if (row.processed !== events.length) throw new LeaseLostError(`${events.length} webhook events: ${row.processed} are still held`);
+			return { stored: row.stored };
+		})
+	);
 }

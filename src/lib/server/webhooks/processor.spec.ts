@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
 import { quietLogger } from '$test-support/loggers';
-import { webhookHeaders, webhookSignature } from '$test-support/webhooks';
+import { incomingEvent, webhookHeaders, webhookSignature } from '$test-support/webhooks';
 import {
 	b64uEncode,
 	computeInviteBinding,
@@ -105,14 +105,7 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 	async function deliver(...events: object[]): Promise<void> {
 		await storeWebhookEvents(
 			db,
-			events.map((event) => ({
-				eventId: (event as { id: string }).id,
-				idInBody: true,
-				eventType: (event as { type: string }).type,
-				deliveryId: null,
-				attempt: 1,
-				rawBody: JSON.stringify(event)
-			})),
+			events.map((event) => incomingEvent(event as { id: string; type: string })),
 			new Date()
 		);
 		while ((await processor.runOnce()) > 0);
@@ -387,11 +380,7 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 		const event = messageCreated('conv_tx', 1);
 		// A statement that fails for a while: the message table refuses this conversation until the check is dropped.
 		await db.query(`alter table conversation_messages add constraint no_conv_tx check (conversation_id <> 'conv_tx') not valid`);
-		await storeWebhookEvents(
-			db,
-			[{ eventId: event.id, idInBody: true, eventType: event.type, deliveryId: null, attempt: 1, rawBody: JSON.stringify(event) }],
-			new Date()
-		);
+		await storeWebhookEvents(db, [incomingEvent(event)], new Date());
 		await processor.runOnce();
 		const [row] = await db.query<{ state: string; last_error: string; next_attempt_at: Date }>(
 			'select state, last_error, next_attempt_at from webhook_events where event_id = $1',
@@ -409,18 +398,7 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 	it('a process that resumes after its lease passed re-applies nothing: its batch is refused whole, the holder applies it once', async () => {
 		const events = [messageCreated('conv_lease', 1), messageCreated('conv_lease', 2)];
 		const start = Date.now();
-		await storeWebhookEvents(
-			db,
-			events.map((event) => ({
-				eventId: event.id,
-				idInBody: true,
-				eventType: event.type,
-				deliveryId: null,
-				attempt: 1,
-				rawBody: JSON.stringify(event)
-			})),
-			new Date(start)
-		);
+		await storeWebhookEvents(db, events.map(incomingEvent), new Date(start));
 		const paused = await claimDueEvents(db, 100, newLease(1_000), new Date(start + 1));
 		expect(paused.map((event) => event.eventId)).toEqual(events.map((event) => event.id));
 		const taken = await claimDueEvents(db, 100, newLease(15_000), new Date(start + 2_000));
