@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, csvHref, dayIn, drilldownQuery, formatDuration, heatmapRows, hourSpan, lastThirtyDays, reportQuery } from './report-view';
+import {
+	addDays,
+	csvHref,
+	dayIn,
+	drilldownQuery,
+	formatDuration,
+	heatmapRows,
+	hourSpan,
+	lastThirtyDays,
+	reportQuery,
+	shareText
+} from './report-view';
 
 describe('the Reports screen', () => {
 	it('moves days across months, years and a leap day', () => {
@@ -77,5 +88,12 @@ describe('the Reports screen', () => {
 	it('names an hour by its span', () => {
 		expect(hourSpan(9)).toBe('09:00–10:00');
 		expect(hourSpan(23)).toBe('23:00–00:00');
+	});
+
+	it('words a share of targets met as a percentage with its counts', () => {
+		expect(shareText({ met: 3, measured: 4 })).toBe('75% (3 of 4)');
+		expect(shareText({ met: 2, measured: 3 })).toBe('67% (2 of 3)');
+		expect(shareText({ met: 1200, measured: 1200 })).toBe('100% (1,200 of 1,200)');
+		expect(shareText({ met: 0, measured: 0 })).toBe('—');
 	});
 });

@@ -11,7 +11,8 @@ import type {
 	RangeFigure,
 	ReportConversationQuery,
 	ReportQuery,
-	ReportTable
+	ReportTable,
+	TargetShare
 } from '../inbox-api/reports';
 
 /** The range as the form shows it: both days included, and the IANA zone the days are in. */
@@ -95,6 +96,12 @@ export const FIGURE_NAMES: Record<RangeFigure | CurrentFigure, string> = {
 	unassigned: 'Unassigned',
 	waiting: 'Waiting for a reply'
 };
+
+/** "75% (3 of 4)"; "—" when nothing was measured. */
+export function shareText(share: TargetShare): string {
+	if (share.measured === 0) return '—';
+	return `${Math.round((100 * share.met) / share.measured)}% (${share.met.toLocaleString('en')} of ${share.measured.toLocaleString('en')})`;
+}
 
 export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
 

@@ -8,7 +8,9 @@ import type { AwayReply } from '../service-targets/away-reply';
 import type { BusinessHours } from '../service-targets/business-hours';
 import type { ServiceTargets } from '../service-targets/targets';
 
-export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
+import { WEEKDAYS } from './report-view';
+
+export { WEEKDAYS };
 
 export interface DayFields {
 	open: boolean;

@@ -56,6 +56,20 @@ export interface TimeOnlineRow {
 	seconds: number;
 }
 
+/** Of the range's facts of one kind that had a target, how many met it (docs/service-targets.md). */
+export interface TargetShare {
+	met: number;
+	measured: number;
+}
+
+export type ServiceTargetShare = Record<'firstResponse' | 'resolution', TargetShare>;
+
+/** The share of service targets met in the range, for the scope and by agent; null when the team has no targets. */
+export interface ServiceTargetsReport {
+	overall: ServiceTargetShare;
+	byAgent: (ServiceTargetShare & { key: string; name: string })[];
+}
+
 /** Conversations as they are now: open (the team's state), open without an assignee, open with the customer's message last. */
 export type CurrentFigures = Record<CurrentFigure, number>;
 
@@ -71,6 +85,7 @@ export interface TeamReport {
 	/** A row per account online in the range, by name (for an agent, their own). */
 	timeOnline: TimeOnlineRow[];
 	current: CurrentFigures;
+	serviceTargets: ServiceTargetsReport | null;
 }
 
 /** The range of every report request: days `YYYY-MM-DD`, `to` the day after the last; `tz` UTC when left out. */
@@ -92,7 +107,16 @@ export interface ReportConversationQuery extends ReportQuery {
 }
 
 /** The tables `GET /api/reports/csv?table=…` gives. */
-export const REPORT_TABLES = ['overall', 'byAgent', 'byLabel', 'firstResponseBuckets', 'heatmap', 'timeOnline', 'current'] as const;
+export const REPORT_TABLES = [
+	'overall',
+	'byAgent',
+	'byLabel',
+	'firstResponseBuckets',
+	'heatmap',
+	'timeOnline',
+	'current',
+	'serviceTargets'
+] as const;
 export type ReportTable = (typeof REPORT_TABLES)[number];
 
 /** `GET /api/reports/conversations`: the conversations behind one figure, newest event first. */

@@ -15,6 +15,7 @@ import type { Database } from '../db/database';
 import { liveEventsAfter } from '../db/live-events';
 import { updateSettings } from '../db/settings';
 import type { InboxSettings } from '../../inbox-api/records';
+import { listReportConversations } from '../reports/drilldown';
 import { AwayReplies } from './away-reply';
 import { createInvitation } from './invitations';
 import type { ConversationServices } from './rewrap';
@@ -93,6 +94,14 @@ describe.each(BACKENDS)('the away reply on %s', (backend) => {
 		const events = (await liveEventsAfter(t.db, 0, 10_000)).filter((event) => event.conversationId === customer.conversationId);
 		expect(events.map((event) => event.type).slice(-2)).toEqual(['message.created', 'conversation.changed']);
 		expect(t.recorded.lines).toContainEqual(expect.objectContaining({ level: 'info', message: 'away reply sent' }));
+		// the customer still waits for an agent: an away reply is no answer
+		const waiting = await listReportConversations(
+			t.db,
+			{ from: '2026-01-01', to: '2026-01-02', timeZone: 'UTC' },
+			{ agentId: null },
+			{ figure: 'waiting' }
+		);
+		expect(waiting.data).toContain(customer.conversationId);
 
 		// the customer writes again in the same stretch, and two runs look at once: still one reply
 		t.clock += 60_000;

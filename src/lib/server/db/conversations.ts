@@ -236,7 +236,7 @@ const VIEW_SELECT = `
 	       ${KEY_EVENTS_SELECT} as key_events,
 	       c.rewrap_requested_by is distinct from $1 as may_approve_rewrap,
 	       c.assignee_id, assignee.display_name as assignee_name, c.team_state, c.snoozed_until,
-	       first_in.at as first_customer_at, first_reply.at as first_reply_at,
+	       response.first_in_at as first_customer_at, response.first_reply_at as first_reply_at,
 	       ${ACTIVITY_SELECT} as activity,
 	       (select jsonb_build_object('authorId', p.author_id, 'authorName', p.author_name, 'envelope', p.envelope, 'version', p.version,
 	                 'updatedAt', to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
@@ -252,10 +252,7 @@ const VIEW_SELECT = `
 	from conversations c
 	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1
 	left join accounts assignee on assignee.account_id = c.assignee_id
-	left join lateral (select min(u.created_at) as at from conversation_messages u
-	  where u.conversation_id = c.conversation_id and u.sender_type = 'user') first_in on true
-	left join lateral (select min(a.created_at) as at from message_authors a
-	  where a.conversation_id = c.conversation_id and a.created_at >= first_in.at) first_reply on true`;
+	left join conversation_response_facts response on response.conversation_id = c.conversation_id`;
 
 /**
  * The row as `account` may see it (docs/inbox-api.md §1 "Access"): whole for an admin or an agent of the

@@ -30,7 +30,11 @@ const report: TeamReport = {
 	byLabel: [],
 	heatmap: Array.from({ length: 7 }, (_, day) => Array.from({ length: 24 }, (_, hour) => (day === 6 && hour === 23 ? 9 : 0))),
 	timeOnline: [{ key: 'acc_1', name: 'Ann "the lead", Berlin', seconds: 5400.5 }],
-	current: { open: 4, unassigned: 1, waiting: 2 }
+	current: { open: 4, unassigned: 1, waiting: 2 },
+	serviceTargets: {
+		overall: { firstResponse: { met: 3, measured: 4 }, resolution: { met: 1, measured: 2 } },
+		byAgent: [{ key: 'acc_1', name: 'Ann "the lead", Berlin', firstResponse: { met: 3, measured: 4 }, resolution: { met: 0, measured: 0 } }]
+	}
 };
 
 describe('the report as CSV (docs/reports.md "The API")', () => {
@@ -54,5 +58,14 @@ describe('the report as CSV (docs/reports.md "The API")', () => {
 		expect(heatmap[7]).toBe(`Sunday,${[...Array(23).fill(0), 9].join(',')}`);
 		expect(reportTableCsv(report, 'timeOnline')).toBe('key,name,seconds\r\nacc_1,"Ann ""the lead"", Berlin",5400.5\r\n');
 		expect(reportTableCsv(report, 'current')).toBe('figure,count\r\nopen,4\r\nunassigned,1\r\nwaiting,2\r\n');
+		expect(reportTableCsv(report, 'serviceTargets').split('\r\n')).toEqual([
+			'key,name,firstResponseMet,firstResponseMeasured,resolutionMet,resolutionMeasured',
+			',overall,3,4,1,2',
+			'acc_1,"Ann ""the lead"", Berlin",3,4,0,0',
+			''
+		]);
+		expect(reportTableCsv({ ...report, serviceTargets: null }, 'serviceTargets')).toBe(
+			'key,name,firstResponseMet,firstResponseMeasured,resolutionMet,resolutionMeasured\r\n'
+		);
 	});
 });

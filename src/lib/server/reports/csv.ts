@@ -2,7 +2,13 @@
  * The report's tables as CSV (docs/reports.md "The API", `GET /api/reports/csv`): RFC 4180, one header
  * line, durations in seconds. A name that a spreadsheet would run as a formula is prefixed with `'`.
  */
-import { FIRST_RESPONSE_BUCKETS, type ReportFigures, type ReportTable, type TeamReport } from '../../inbox-api/reports';
+import {
+	FIRST_RESPONSE_BUCKETS,
+	type ReportFigures,
+	type ReportTable,
+	type ServiceTargetShare,
+	type TeamReport
+} from '../../inbox-api/reports';
 
 type Cell = string | number | null;
 
@@ -69,5 +75,20 @@ export function reportTableCsv(report: TeamReport, table: ReportTable): string {
 			return lines([['key', 'name', 'seconds'], ...report.timeOnline.map((row) => [row.key, row.name, row.seconds])]);
 		case 'current':
 			return lines([['figure', 'count'], ...Object.entries(report.current)]);
+		case 'serviceTargets': {
+			const share = ({ firstResponse, resolution }: ServiceTargetShare): Cell[] => [
+				firstResponse.met,
+				firstResponse.measured,
+				resolution.met,
+				resolution.measured
+			];
+			const targets = report.serviceTargets;
+			return lines([
+				['key', 'name', 'firstResponseMet', 'firstResponseMeasured', 'resolutionMet', 'resolutionMeasured'],
+				...(targets
+					? [[null, 'overall', ...share(targets.overall)], ...targets.byAgent.map((row) => [row.key, row.name, ...share(row)])]
+					: [])
+			]);
+		}
 	}
 }

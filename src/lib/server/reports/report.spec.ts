@@ -246,6 +246,37 @@ describe.each(BACKENDS)('team reports (docs/reports.md), on %s', (backend) => {
 		);
 	}, 120_000);
 
+	it('gives the share of service targets met, overall and by agent, as the plan says (docs/service-targets.md)', async () => {
+		const facts = expectedFacts(steps);
+		const report = async () => (await buildTeamReport(db, RANGE, { agentId: null })).serviceTargets;
+		expect(await report()).toBeNull();
+		// four hours to answer, two days to resolve, in calendar time
+		const targets = { firstResponseMinutes: 240, resolutionMinutes: 2880, businessHoursOnly: false, byLabel: {} };
+		await updateSettings(db, { serviceTargets: targets }, accounts.get('Ann')!, new Date());
+		const share = (of: readonly Fact[], kind: string, limitSeconds: number) => {
+			const measured = of.filter((fact) => fact.kind === kind);
+			return { met: measured.filter((fact) => fact.seconds! <= limitSeconds).length, measured: measured.length };
+		};
+		const shares = (of: readonly Fact[]) => ({
+			firstResponse: share(of, 'first_response', 240 * 60),
+			resolution: share(of, 'resolved', 2880 * 60)
+		});
+		const expected = shares(facts);
+		expect(expected.firstResponse.met).toBeGreaterThan(0);
+		expect(expected.firstResponse.met).toBeLessThan(expected.firstResponse.measured);
+		expect(expected.resolution.met).toBeLessThan(expected.resolution.measured);
+		const got = await report();
+		expect(got?.overall).toEqual(expected);
+		expect(got?.byAgent).toEqual(
+			[...accounts]
+				.map(([name, account]) => ({ key: account.accountId, name, ...shares(facts.filter((fact) => fact.agent === name)) }))
+				.filter((row) => row.firstResponse.measured + row.resolution.measured > 0)
+		);
+		const own = await buildTeamReport(db, RANGE, { agentId: accounts.get('Bob')!.accountId });
+		expect(own.serviceTargets?.overall).toEqual(shares(facts.filter((fact) => fact.agent === 'Bob')));
+		await updateSettings(db, { serviceTargets: null }, accounts.get('Ann')!, new Date());
+	});
+
 	it('counts every figure of the range for the team, each agent and each label as the plan says', async () => {
 		const facts = expectedFacts(steps);
 		expect(facts.filter((fact) => fact.kind === 'first_response').length).toBeGreaterThan(10);

@@ -16,6 +16,7 @@ import {
 import type { Database, Queryable } from '../db/database';
 import { FIGURE_COLUMNS, HOUR, HOUR_OF_ZONE, RANGE_FROM, RANGE_TO, SCOPED_FACTS, WEEKDAY } from './facts';
 import type { ReportRange } from './range';
+import { targetsMet } from './targets-met';
 
 /** Whose figures: the whole team, or one agent's own (what an agent may see). */
 export type ReportScope = { agentId: string | null };
@@ -82,9 +83,11 @@ order by name, key`;
 
 /** Whether the last message of the conversation `alias` is the customer's. */
 export function waitingCondition(alias: string): string {
-	const last = (side: string) =>
-		`(select max(m.created_at) from conversation_messages m where m.conversation_id = ${alias}.conversation_id and m.sender_type = '${side}')`;
-	return `${last('user')} > coalesce(${last('company')}, '-infinity'::timestamptz)`;
+	const last = (side: string, condition = '') =>
+		`(select max(m.created_at) from conversation_messages m where m.conversation_id = ${alias}.conversation_id and m.sender_type = '${side}'${condition})`;
+	// an away reply is no answer: the customer still waits for an agent (docs/service-targets.md "Away reply")
+	const notAway = ` and not exists (select 1 from away_replies a where a.conversation_id = m.conversation_id and a.client_message_id = m.encryption ->> 'clientMessageId')`;
+	return `${last('user')} > coalesce(${last('company', notAway)}, '-infinity'::timestamptz)`;
 }
 
 function duration(count: number, median: number | null, p90: number | null): DurationFigure {
@@ -137,14 +140,22 @@ export async function buildTeamReport(db: Database, range: ReportRange, scope: R
 		return tx.query<FigureRow>(REPORT_SQL, parameters);
 	});
 	const timeOnline = await db.query<TimeOnlineRow>(TIME_ONLINE_SQL, parameters);
+	const targets = await targetsMet(db, range, scope.agentId);
+	const byAgent = rowsOf(rows, 'byAgent');
 	return {
 		range: { from: range.from, to: range.to, timeZone: range.timeZone },
 		scope: scope.agentId === null ? 'team' : 'self',
 		overall: figures(rows.find((row) => row.dimension === 'overall')!),
-		byAgent: rowsOf(rows, 'byAgent'),
+		byAgent,
 		byLabel: rowsOf(rows, 'byLabel'),
 		heatmap: heatmapOf(rows),
 		timeOnline: timeOnline.map((row) => ({ key: row.key, name: row.name, seconds: Number(row.seconds) })),
-		current: await currentFigures(db, scope)
+		current: await currentFigures(db, scope),
+		serviceTargets: targets && {
+			overall: targets.overall,
+			byAgent: Object.entries(targets.byAgent)
+				.map(([key, share]) => ({ key, name: byAgent.find((row) => row.key === key)?.name ?? key, ...share }))
+				.sort((a, b) => a.name.localeCompare(b.name))
+		}
 	};
 }
