@@ -34,6 +34,20 @@ module.exports = {
 			}
 		},
 		{
+			name: 'shared-logic-is-pure',
+			severity: 'error',
+			comment:
+				'src/lib/service-targets is the calendar and rules the page and the server both run: no server, client, UI, worker, key store or framework.',
+			from: { path: '^src/lib/service-targets/', pathNot: TEST_CODE },
+			to: {
+				path: [
+					'^src/lib/(server|client|ui|keystore|crypto-worker|conformance|inbox-api)/',
+					'^src/(routes|sim|cli)/',
+					'^node_modules/(svelte|@sveltejs|comlink|idb|pg|@electric-sql)/'
+				]
+			}
+		},
+		{
 			name: 'secrets-stay-on-the-server',
 			severity: 'error',
 			comment: 'Only the server imports src/lib/server (SvelteKit refuses it in the browser; this keeps shared code from leaning on it).',
