@@ -154,7 +154,10 @@ describe.each(BACKENDS)('conversations, sessions and accounts end to end on %s (
 			reinviteRewrap: 'second_person',
 			assignOnFirstReply: false,
 			roundRobin: false,
-			roundRobinCap: 0
+			roundRobinCap: 0,
+			businessHours: null,
+			serviceTargets: null,
+			awayReply: null
 		});
 		await withPolicy(admin, 'automatic', async () => {
 			const invited = await admin.post('/api/invites', {});
