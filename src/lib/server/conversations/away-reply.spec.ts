@@ -11,6 +11,8 @@ import { BACKENDS, useDatabases } from '$test-support/databases';
 import { recordingLogger } from '$test-support/loggers';
 import { applyLatestEvent, applyLatestStart, conversationServices, useSimCompany } from '$test-support/sim-company';
 import { createAccount, type Account } from '../db/accounts';
+import { ensureConversation } from '../db/conversations';
+import { storeMessage } from '../db/messages';
 import type { Database } from '../db/database';
 import { liveEventsAfter } from '../db/live-events';
 import { updateSettings } from '../db/settings';
@@ -92,7 +94,13 @@ describe.each(BACKENDS)('the away reply on %s', (backend) => {
 		);
 		expect(stored.map((row) => row.sender_type)).toEqual(['user', 'company']);
 		const events = (await liveEventsAfter(t.db, 0, 10_000)).filter((event) => event.conversationId === customer.conversationId);
-		expect(events.map((event) => event.type).slice(-2)).toEqual(['message.created', 'conversation.changed']);
+		expect(events.slice(-2).map(({ type, payload }) => ({ type, payload }))).toEqual([
+			{
+				type: 'message.created',
+				payload: { conversationId: customer.conversationId, message: expect.objectContaining({ senderType: 'company' }) }
+			},
+			{ type: 'conversation.changed', payload: { conversationId: customer.conversationId } }
+		]);
 		expect(t.recorded.lines).toContainEqual(expect.objectContaining({ level: 'info', message: 'away reply sent' }));
 		// the customer still waits for an agent: an away reply is no answer
 		const waiting = await listReportConversations(
@@ -140,7 +148,7 @@ describe.each(BACKENDS)('the away reply on %s', (backend) => {
 		await t.says(customer, 'Anyone?');
 		service.front.failNext(5, { status: 503 });
 		const flaky = new AwayReplies(conversationServices(service, t.db, service.front.url, () => t.clock, t.recorded.log));
-		await flaky.run();
+		expect(await flaky.run()).toBe(0);
 		expect(await t.claims(customer.conversationId)).toEqual([{ period: expect.any(String), outcome: null }]);
 		expect(t.recorded.lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'away reply not sent yet' }));
 		await flaky.run(); // not due again yet
@@ -153,12 +161,38 @@ describe.each(BACKENDS)('the away reply on %s', (backend) => {
 		const other = await t.customer();
 		await t.says(other, 'And me?');
 		service.front.failNext(5, { status: 503 });
-		await flaky.run();
+		expect(await flaky.run()).toBe(0);
 		expect(await t.claims(other.conversationId)).toEqual([{ period: expect.any(String), outcome: null }]);
 		await t.settings({ awayReply: null });
 		expect(await flaky.run()).toBe(0);
 		expect(await t.claims(other.conversationId)).toEqual([{ period: expect.any(String), outcome: 'dropped' }]);
 		expect(t.recorded.lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'away reply not sent yet' }));
 		expect(await t.companyTexts(other)).toEqual([]);
+	});
+
+	it('drops the reply of a conversation whose key it cannot open, and says why', async () => {
+		await t.settings({ businessHours: CLOSED_NOW, awayReply: { text: TEXT, whenNobodyOnline: false } });
+		await t.replies().run(); // the earlier tests' customers first
+		const conversationId = 'conv_without_wrap';
+		await ensureConversation(t.db, conversationId, 'active', new Date(t.clock));
+		const message = {
+			messageId: 'msg_without_wrap',
+			conversationId,
+			seq: 1,
+			senderType: 'user',
+			contentType: 'text',
+			encryption: { v: 1, scheme: 'sc1', keyVersion: 1, clientMessageId: 'cm_without_wrap', nonce: 'n', ciphertext: 'c' },
+			attachment: null,
+			createdAt: new Date(t.clock).toISOString()
+		} as const;
+		await t.db.transaction((tx) => storeMessage(tx, message, null));
+		expect(await t.replies().run()).toBe(0);
+		expect(await t.claims(conversationId)).toEqual([{ period: expect.any(String), outcome: 'dropped' }]);
+		expect(t.recorded.lines).toContainEqual({
+			level: 'error',
+			message: 'away reply dropped',
+			fields: { conversation: conversationId, period: expect.any(String), reason: 'no company wrap is known for this conversation' }
+		});
+		expect(await t.replies().run()).toBe(0);
 	});
 });

@@ -54,15 +54,13 @@ interface Claim {
 	client_message_id: string;
 }
 
-/** Claims the period's reply of a conversation (once, whoever asks); null when it was claimed before. */
-async function claim(tx: Queryable, conversationId: string, period: string, now: Date): Promise<Claim | null> {
-	const clientMessageId = newClientMessageId();
-	const [claimed] = await tx.query<Claim>(
+/** Claims the period's reply of a conversation: once, whoever asks (a second claim finds the row and does nothing). */
+async function claim(tx: Queryable, conversationId: string, period: string, now: Date): Promise<void> {
+	await tx.query(
 		`insert into away_replies (conversation_id, period, client_message_id, claimed_at, next_attempt_at) values ($1, $2, $3, $4, $4)
-		 on conflict do nothing returning conversation_id, period, client_message_id`,
-		[conversationId, period, clientMessageId, now]
+		 on conflict do nothing`,
+		[conversationId, period, newClientMessageId(), now]
 	);
-	return claimed ?? null;
 }
 
 export class AwayReplies {
@@ -110,7 +108,7 @@ export class AwayReplies {
 		const conversationId = reply.conversation_id;
 		try {
 			const state = await db.transaction((tx) => lockConversation(tx, conversationId));
-			if (!state?.wrapForCompany) throw new Error('no company wrap is known for this conversation');
+			if (!state?.wrapForCompany) return this.drop(reply, 'no company wrap is known for this conversation', now);
 			const keys = await this.options.companyKeys();
 			const conversationKey = openConversationKey(state.wrapForCompany, conversationId, [keys.current, ...keys.previous]);
 			let request;
@@ -151,10 +149,14 @@ export class AwayReplies {
 				return false;
 			}
 			// the service refused it for good (the conversation closed, the customer deleted their account, …)
-			await this.settle(db, reply, 'dropped', now);
-			log.error('away reply dropped', { conversation: conversationId, period: reply.period, reason: errorText(error) });
-			return false;
+			return this.drop(reply, errorText(error), now);
 		}
+	}
+
+	private async drop(reply: Claim, reason: string, now: Date): Promise<false> {
+		await this.settle(this.options.db, reply, 'dropped', now);
+		this.options.log.error('away reply dropped', { conversation: reply.conversation_id, period: reply.period, reason });
+		return false;
 	}
 
 	private async settle(db: Queryable, reply: Claim, outcome: 'sent' | 'dropped', now: Date): Promise<void> {
