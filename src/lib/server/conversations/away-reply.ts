@@ -55,8 +55,8 @@ interface Claim {
 }
 
 /** Claims the period's reply of a conversation: once, whoever asks (a second claim finds the row and does nothing). */
-async function claim(tx: Queryable, conversationId: string, period: string, now: Date): Promise<void> {
-	await tx.query(
+async function claim(db: Queryable, conversationId: string, period: string, now: Date): Promise<void> {
+	await db.query(
 		`insert into away_replies (conversation_id, period, client_message_id, claimed_at, next_attempt_at) values ($1, $2, $3, $4, $4)
 		 on conflict do nothing`,
 		[conversationId, period, newClientMessageId(), now]
@@ -71,20 +71,18 @@ export class AwayReplies {
 		const { db } = this.options;
 		const now = new Date(this.options.now());
 		const { awayReply, businessHours } = await readSettings(db);
-		if (awayReply) {
-			const calendar = businessHours ? new BusinessCalendar(businessHours) : null;
-			const nobodyOnline = ![...(await availabilities(db, now)).values()].includes('online');
-			const candidates = await db.query<Candidate>(CANDIDATES, [new Date(now.getTime() - LOOK_BACK_MS)]);
-			for (const candidate of candidates) {
-				const lastReply = candidate.last_reply_at ? new Date(candidate.last_reply_at).getTime() : null;
-				const period = awayPeriod(awayReply, calendar, new Date(candidate.customer_at).getTime(), nobodyOnline, lastReply);
-				if (period) await db.transaction((tx) => claim(tx, candidate.conversation_id, period, now));
-			}
-		}
 		if (!awayReply) {
 			// turned off: what was claimed and never sent is not sent later, out of its time
 			await db.query(`update away_replies set outcome = 'dropped', settled_at = $1 where outcome is null`, [now]);
 			return 0;
+		}
+		const calendar = businessHours ? new BusinessCalendar(businessHours) : null;
+		const nobodyOnline = ![...(await availabilities(db, now)).values()].includes('online');
+		const candidates = await db.query<Candidate>(CANDIDATES, [new Date(now.getTime() - LOOK_BACK_MS)]);
+		for (const candidate of candidates) {
+			const lastReply = candidate.last_reply_at ? new Date(candidate.last_reply_at).getTime() : null;
+			const period = awayPeriod(awayReply, calendar, new Date(candidate.customer_at).getTime(), nobodyOnline, lastReply);
+			if (period) await claim(db, candidate.conversation_id, period, now);
 		}
 		return this.sendDue(awayReply.text, now);
 	}
