@@ -21,6 +21,26 @@ describe('activity sentences (docs/inbox-api.md §4 `activity`)', () => {
 		expect(activitySentence({ kind: 'assigned', actorName: null, at, details: {} })).toBe('Someone assigned this to someone.');
 	});
 
+	it('says who gave it to a team or took it from one, and a round-robin turn among a team’s members (§4 "Teams")', () => {
+		expect(activitySentence({ kind: 'team_assigned', actorName: 'Ben', at, details: { teamName: 'Billing' } })).toBe(
+			'Ben gave this conversation to the team Billing.'
+		);
+		expect(activitySentence({ kind: 'team_unassigned', actorName: 'Ada', at, details: { teamName: 'Billing' } })).toBe(
+			'Ada took this conversation from the team Billing.'
+		);
+		expect(activitySentence({ kind: 'team_unassigned', actorName: 'Ada', at, details: {} })).toBe(
+			'Ada took this conversation from a team.'
+		);
+		expect(
+			activitySentence({
+				kind: 'assigned',
+				actorName: null,
+				at,
+				details: { assigneeName: 'Cy', automatic: true, rule: 'round_robin', teamName: 'Billing' }
+			})
+		).toBe('Assigned to Cy by round-robin in Billing: online, and their turn.');
+	});
+
 	it('says who resolved, snoozed and reopened it, and why it opened by itself', () => {
 		expect(activitySentence({ kind: 'resolved', actorName: 'Ada', at, details: {} })).toBe('Ada resolved this conversation.');
 		expect(activitySentence({ kind: 'snoozed', actorName: 'Ada', at, details: { until: at } })).toMatch(

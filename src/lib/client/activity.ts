@@ -35,10 +35,15 @@ export function activitySentence(line: ConversationActivity): string {
 		if (line.details.reason === 'snooze_ended') return 'The snooze ended: the conversation is open.';
 		return `${who} reopened this conversation.`;
 	}
+	const team = line.details.teamName ? `the team ${line.details.teamName}` : 'a team';
+	if (line.kind === 'team_assigned') return `${who} gave this conversation to ${team}.`;
+	if (line.kind === 'team_unassigned') return `${who} took this conversation from ${team}.`;
 	const assignee = line.details.assigneeName ?? 'someone';
 	if (line.kind === 'unassigned') return `${who} unassigned ${assignee}.`;
 	if (line.details.automatic && line.details.rule === 'round_robin')
-		return `Assigned to ${assignee} by round-robin: online, and their turn.`;
+		return line.details.teamName
+			? `Assigned to ${assignee} by round-robin in ${line.details.teamName}: online, and their turn.`
+			: `Assigned to ${assignee} by round-robin: online, and their turn.`;
 	if (line.details.automatic) return `Assigned to ${assignee}, who replied first.`;
 	if (line.actorName !== null && line.actorName === line.details.assigneeName) return `${who} took this conversation.`;
 	return `${who} assigned this to ${assignee}.`;

@@ -77,6 +77,20 @@ export const createLabel = (label: { name: string; color: LabelColor }) => call(
 
 export const deleteLabel = (labelId: string) => call(API.deleteLabel, { params: { labelId } });
 
+/** The company's teams of agents (docs/inbox-api.md §4 "Teams"). */
+export const listTeams = () => call(API.listTeams);
+
+/** Gives the conversation to a team, or to none. */
+export const setConversationTeam = (conversationId: string, teamId: string | null) =>
+	call(API.setConversationTeam, { params: { conversationId }, body: { teamId } });
+
+export const createTeam = (team: { name: string; memberIds: string[] }) => call(API.createTeam, { body: team });
+
+export const updateTeam = (teamId: string, change: { name?: string; memberIds?: string[] }) =>
+	call(API.updateTeam, { params: { teamId }, body: change });
+
+export const deleteTeam = (teamId: string) => call(API.deleteTeam, { params: { teamId } });
+
 export const listCannedReplies = () => call(API.listCannedReplies);
 
 export const createCannedReply = (reply: BodyOf<typeof API.createCannedReply>) => call(API.createCannedReply, { body: reply });

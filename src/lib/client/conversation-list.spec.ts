@@ -31,6 +31,7 @@ function conversation(id: string, lastActivityAt: string, extra: Partial<Convers
 		teamState: 'open',
 		snoozedUntil: null,
 		assignee: null,
+		team: null,
 		activity: [],
 		profile: null,
 		labels: [],
@@ -110,22 +111,25 @@ describe('filters and counts', () => {
 describe('assignment views (docs/inbox-api.md §4 "Assignment")', () => {
 	const ada = { accountId: 'acc_ada', displayName: 'Ada' };
 	const ben = { accountId: 'acc_ben', displayName: 'Ben' };
+	const billing = { teamId: 'team_billing', name: 'Billing' };
 	const list = [
 		conversation('c1', '2026-01-05T00:00:00Z', { assignee: ada }),
-		conversation('c2', '2026-01-04T00:00:00Z', { assignee: ben }),
-		conversation('c3', '2026-01-03T00:00:00Z'),
-		conversation('c4', '2026-01-02T00:00:00Z', { assignee: ada, status: 'closed' }),
+		conversation('c2', '2026-01-04T00:00:00Z', { assignee: ben, team: billing }),
+		conversation('c3', '2026-01-03T00:00:00Z', { team: billing }),
+		conversation('c4', '2026-01-02T00:00:00Z', { assignee: ada, status: 'closed', team: billing }),
 		conversation('c5', '2026-01-01T00:00:00Z', { status: 'closed' })
 	];
 	const ids = (items: { conversationId: string }[]) => items.map((item) => item.conversationId);
 
-	it('shows mine, nobody’s, everyone’s or one agent’s conversations, with the other filters on top', () => {
+	it('shows mine, nobody’s, everyone’s, one agent’s or one team’s conversations, with the other filters on top', () => {
 		const filter = (assignment: Parameters<typeof inAssignmentView>[1]) =>
 			ids(filterConversations(list, { assignment, myAccountId: 'acc_ada', status: 'all', unreadOnly: false, search: '' }, new Map()));
 		expect(filter('mine')).toEqual(['c1', 'c4']);
 		expect(filter('unassigned')).toEqual(['c3', 'c5']);
 		expect(filter('all')).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
 		expect(filter('agent:acc_ben')).toEqual(['c2']);
+		expect(filter('team:team_billing')).toEqual(['c2', 'c3', 'c4']);
+		expect(filter('team:team_other')).toEqual([]);
 		expect(
 			ids(
 				filterConversations(
@@ -147,9 +151,15 @@ describe('assignment views (docs/inbox-api.md §4 "Assignment")', () => {
 	});
 
 	it('counts the open conversations of each view', () => {
-		expect(countAssignments(list, 'acc_ada')).toEqual({ mine: 1, unassigned: 1, all: 3, byAgent: { acc_ada: 1, acc_ben: 1 } });
+		expect(countAssignments(list, 'acc_ada')).toEqual({
+			mine: 1,
+			unassigned: 1,
+			all: 3,
+			byAgent: { acc_ada: 1, acc_ben: 1 },
+			byTeam: { team_billing: 2 }
+		});
 		expect(countAssignments(list, 'acc_ben').mine).toBe(1);
-		expect(countAssignments([], 'acc_ada')).toEqual({ mine: 0, unassigned: 0, all: 0, byAgent: {} });
+		expect(countAssignments([], 'acc_ada')).toEqual({ mine: 0, unassigned: 0, all: 0, byAgent: {}, byTeam: {} });
 	});
 });
 
@@ -164,6 +174,6 @@ describe('lifecycle filter (docs/inbox-api.md §4 "Lifecycle")', () => {
 			filterConversations(list, { lifecycle, status: 'all', unreadOnly: false, search: '' }, new Map()).map((item) => item.conversationId);
 		expect([shown('open'), shown('snoozed'), shown('resolved')]).toEqual([['c1'], ['c3'], ['c2']]);
 		expect(countLifecycle(list)).toEqual({ open: 1, snoozed: 1, resolved: 1 });
-		expect(countAssignments(list, 'acc_ada')).toEqual({ mine: 0, unassigned: 1, all: 1, byAgent: {} });
+		expect(countAssignments(list, 'acc_ada')).toEqual({ mine: 0, unassigned: 1, all: 1, byAgent: {}, byTeam: {} });
 	});
 });

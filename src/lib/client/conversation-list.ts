@@ -1,6 +1,6 @@
 /**
  * The conversation list's pure logic: the order (last activity first), the assignment views (mine,
- * unassigned, all, one agent's, mentions), filters by status and unread, search, per-filter counts, and inserting one changed conversation into a
+ * unassigned, all, one agent's, one team's, mentions), filters by status and unread, search, per-filter counts, and inserting one changed conversation into a
  * sorted list of 10,000 without sorting it again.
  */
 import type { ConversationView, ConversationStatus } from './types';
@@ -41,9 +41,9 @@ export const NO_MENTIONS: ReadonlySet<string> = new Set();
 
 /**
  * Whose conversations the list shows: this agent's, nobody's, everyone's, one agent's (`agent:` + account
- * id), or those where a note mentioned this agent (docs/inbox-api.md §4 "Mentions").
+ * id), one team's (`team:` + team id, §4 "Teams"), or those where a note mentioned this agent (§4 "Mentions").
  */
-export type AssignmentView = 'mine' | 'unassigned' | 'all' | 'mentions' | `agent:${string}`;
+export type AssignmentView = 'mine' | 'unassigned' | 'all' | 'mentions' | `agent:${string}` | `team:${string}`;
 
 export function inAssignmentView(
 	item: ConversationView,
@@ -54,6 +54,7 @@ export function inAssignmentView(
 	if (view === 'all') return true;
 	if (view === 'mentions') return mentioned.has(item.conversationId);
 	if (view === 'unassigned') return item.assignee === null;
+	if (view.startsWith('team:')) return item.team?.teamId === view.slice('team:'.length);
 	const accountId = view === 'mine' ? myAccountId : view.slice('agent:'.length);
 	return item.assignee?.accountId === accountId;
 }
@@ -64,14 +65,18 @@ export interface AssignmentCounts {
 	all: number;
 	/** Open conversations per assignee's account id. */
 	byAgent: Record<string, number>;
+	/** Open conversations per team id. */
+	byTeam: Record<string, number>;
 }
 
 /** Open conversations (not closed, resolved or snoozed) in each assignment view. */
 export function countAssignments(list: readonly ConversationView[], myAccountId: string): AssignmentCounts {
-	const counts: AssignmentCounts = { mine: 0, unassigned: 0, all: 0, byAgent: {} };
+	const counts: AssignmentCounts = { mine: 0, unassigned: 0, all: 0, byAgent: {}, byTeam: {} };
 	for (const item of list) {
 		if (item.status === 'closed' || item.teamState !== 'open') continue;
 		counts.all++;
+		const team = item.team?.teamId;
+		if (team !== undefined) counts.byTeam[team] = (counts.byTeam[team] ?? 0) + 1;
 		const assignee = item.assignee?.accountId;
 		if (assignee === undefined) counts.unassigned++;
 		else {

@@ -38,6 +38,7 @@ const handlers = (): LiveHandlers => ({
 	mention: vi.fn(),
 	mentionRead: vi.fn(),
 	labels: vi.fn(),
+	teams: vi.fn(),
 	targets: vi.fn(),
 	team: vi.fn(),
 	presence: vi.fn(),

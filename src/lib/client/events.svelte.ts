@@ -23,6 +23,8 @@ export interface LiveHandlers {
 	mentionRead(conversationId: string): void;
 	/** An admin changed the team's labels. */
 	labels(): void;
+	/** An admin changed the teams (§4 "Teams"). */
+	teams(): void;
 	/** An admin changed the business hours or service targets. */
 	targets(): void;
 	/** Someone's availability changed (§4 "Availability"). */
@@ -118,6 +120,7 @@ export class LiveEvents {
 		on('mention.read', (data) => this.handlers.mentionRead((data as { conversationId: string }).conversationId));
 		on('presence', (data) => this.handlers.presence(data as PresenceEvent));
 		on('labels.changed', () => this.handlers.labels());
+		on('teams.changed', () => this.handlers.teams());
 		on('settings.changed', () => this.handlers.targets());
 		on('team.changed', () => this.handlers.team());
 		on('heartbeat', () => undefined);

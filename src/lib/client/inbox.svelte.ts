@@ -20,6 +20,7 @@ import {
 	getTeam,
 	listCannedReplies,
 	listLabels,
+	listTeams,
 	setAvailability
 } from './api';
 import { targetPolicy } from '../service-targets/targets';
@@ -31,7 +32,7 @@ import { parseProfileText } from './profile';
 import { v1Call } from './proxy';
 import { ThreadStore } from './thread.svelte';
 import type { ConversationView, StoredMessage, TeamMember } from './types';
-import type { CannedReply, Label, MentionEvent } from '../inbox-api/records';
+import type { CannedReply, Label, MentionEvent, Team } from '../inbox-api/records';
 import { conversationAlert, mentionAlert, messageAlert, type Alert } from './notifications';
 import { MentionStore } from './mention-store.svelte';
 import type { DraftStorage } from './drafts';
@@ -53,6 +54,8 @@ export class InboxState {
 	cannedReplies = $state.raw<CannedReply[]>([]);
 	/** The team's labels (docs/inbox-api.md §4 "Labels"). */
 	labels = $state.raw<Label[]>([]);
+	/** The company's teams of agents (docs/inbox-api.md §4 "Teams"). */
+	teams = $state.raw<Team[]>([]);
 	/** The team's names, for the assignment pickers and the admins' view by agent. */
 	team = $state.raw<TeamMember[]>([]);
 	/** The account is an admin or an agent of the latest roster (at start, and again at each resync). */
@@ -86,6 +89,7 @@ export class InboxState {
 			conversation: (conversation) => this.conversationChanged(conversation),
 			message: (conversationId, message) => void this.messageArrived(conversationId, message),
 			labels: () => this.loadLabels(),
+			teams: () => this.loadTeams(),
 			targets: () => this.loadServiceTargets(),
 			team: () => this.loadTeam(),
 			presence: (event) => {
@@ -104,6 +108,7 @@ export class InboxState {
 			resync: () => {
 				void this.conversations.load().then(() => this.threadTakesListView());
 				this.loadLabels();
+				this.loadTeams();
 				this.loadServiceTargets();
 				this.loadCannedReplies();
 				this.loadTeam();
@@ -146,6 +151,7 @@ export class InboxState {
 		// that comes when a roster takes its key in, rather than being refused now
 		if (rosterAgent) {
 			this.loadLabels();
+			this.loadTeams();
 			this.loadServiceTargets();
 			this.loadCannedReplies();
 		}
@@ -217,6 +223,12 @@ export class InboxState {
 	private loadLabels(): void {
 		void listLabels()
 			.then(({ data }) => (this.labels = data))
+			.catch(() => undefined);
+	}
+
+	private loadTeams(): void {
+		void listTeams()
+			.then(({ data }) => (this.teams = data))
 			.catch(() => undefined);
 	}
 

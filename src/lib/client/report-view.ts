@@ -52,13 +52,13 @@ export function csvHref(query: ReportQuery, table: ReportTable): string {
 	return `/api/reports/csv${queryString({ from: query.from, to: query.to, tz: query.tz, table })}`;
 }
 
-/** What a click chose: a figure, narrowed to an agent, a label, a bucket or an hour of a weekday, and its list's title in words. */
+/** What a click chose: a figure, narrowed to an agent, a label, a team, a bucket or an hour of a weekday, and its list's title in words. */
 export type Drilldown = Omit<ReportConversationQuery, keyof ReportQuery> & { title: string };
 
 /** The query of `GET /api/reports/conversations` for a click on the report of `query`. */
 export function drilldownQuery(query: ReportQuery, drilldown: Drilldown): ReportConversationQuery {
-	const { figure, agent, label, bucket, weekday, hour } = drilldown;
-	return { from: query.from, to: query.to, tz: query.tz, figure, agent, label, bucket, weekday, hour };
+	const { figure, agent, label, team, bucket, weekday, hour } = drilldown;
+	return { from: query.from, to: query.to, tz: query.tz, figure, agent, label, team, bucket, weekday, hour };
 }
 
 /** A duration in seconds as a person reads it: "45 s", "12 min", "3 h 5 min", "2 d 4 h"; "—" when there is none. */

@@ -95,7 +95,8 @@ export interface TeamMember {
 	availability: Availability;
 }
 
-export type ConversationActivityKind = 'assigned' | 'unassigned' | 'resolved' | 'reopened' | 'snoozed';
+export type ConversationActivityKind =
+	'assigned' | 'unassigned' | 'team_assigned' | 'team_unassigned' | 'resolved' | 'reopened' | 'snoozed';
 
 /** Whether the team still has work on a conversation (§4 "Lifecycle"). */
 export type TeamState = 'open' | 'resolved' | 'snoozed';
@@ -103,7 +104,8 @@ export type TeamState = 'open' | 'resolved' | 'snoozed';
 /**
  * What the team did to a conversation (§4 `activity`): who assigned it to whom (`details.assigneeName`;
  * `details.automatic` when a rule assigned it, `details.rule` which one), who unassigned it; who resolved, reopened or
- * snoozed it (`details.until`), and when it opened again by itself (`details.reason`, `actorName` null).
+ * snoozed it (`details.until`), and when it opened again by itself (`details.reason`, `actorName` null);
+ * who gave it to a team or took it from one (`details.teamName`, §4 "Teams").
  */
 export interface ConversationActivity {
 	kind: ConversationActivityKind;
@@ -111,6 +113,8 @@ export interface ConversationActivity {
 	at: string;
 	details: {
 		assigneeName?: string;
+		/** The team it was given to, or taken from; for a round-robin turn, the team whose members took turns. */
+		teamName?: string;
 		automatic?: boolean;
 		/** The rule of an automatic assignment (absent on lines written before the round-robin: the first reply). */
 		rule?: 'first_reply' | 'round_robin';
@@ -150,6 +154,8 @@ export interface ConversationView {
 	snoozedUntil: string | null;
 	/** The agent who owns the conversation, or null. */
 	assignee: { accountId: string; displayName: string } | null;
+	/** The team it is given to (§4 "Teams"), or null. */
+	team: { teamId: string; name: string } | null;
 	/** The latest team activity, oldest first. */
 	activity: ConversationActivity[];
 	/** The customer's other conversations, as the team linked them (§4 "Customer profile"). */
@@ -225,6 +231,13 @@ export interface Label {
 	labelId: string;
 	name: string;
 	color: LabelColor;
+}
+
+/** A named group of agents (§4 "Teams"); `memberIds` are account ids. */
+export interface Team {
+	teamId: string;
+	name: string;
+	memberIds: string[];
 }
 
 /** A canned reply (§4 "Canned replies"): the team's (`scope` team) or the agent's own. */

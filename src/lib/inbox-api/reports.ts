@@ -29,7 +29,7 @@ export interface DurationFigure {
 	p90: number | null;
 }
 
-/** What happened in the range, for the whole team or one group (an agent, a label). */
+/** What happened in the range, for the whole team or one group (an agent, a label, a team). */
 export interface ReportFigures {
 	opened: number;
 	resolved: number;
@@ -42,7 +42,7 @@ export interface ReportFigures {
 	firstResponseBuckets: { bucket: FirstResponseBucket; count: number }[];
 }
 
-/** One group's row: `key` is the account id or label id, `name` what the page shows. */
+/** One group's row: `key` is the account id, label id or team id, `name` what the page shows. */
 export interface ReportRow {
 	key: string;
 	name: string;
@@ -80,6 +80,8 @@ export interface TeamReport {
 	overall: ReportFigures;
 	byAgent: ReportRow[];
 	byLabel: ReportRow[];
+	/** By the team each conversation is given to now (§4 "Teams"). */
+	byTeam: ReportRow[];
 	/** Customer messages by ISO weekday (index 0 = Monday) and hour (0–23) in the range's time zone. */
 	heatmap: number[][];
 	/** A row per account online in the range, by name (for an agent, their own). */
@@ -100,6 +102,7 @@ export interface ReportConversationQuery extends ReportQuery {
 	figure: RangeFigure | CurrentFigure;
 	agent?: string;
 	label?: string;
+	team?: string;
 	bucket?: FirstResponseBucket;
 	/** ISO weekday, 1 = Monday; with `hour`, for figure messagesIn. */
 	weekday?: number;
@@ -111,6 +114,7 @@ export const REPORT_TABLES = [
 	'overall',
 	'byAgent',
 	'byLabel',
+	'byTeam',
 	'firstResponseBuckets',
 	'heatmap',
 	'timeOnline',

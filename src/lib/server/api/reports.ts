@@ -37,7 +37,16 @@ export const getReport = handle(API.getReport, async (event, inbox) => {
 
 export const getReportConversations = handle(API.listReportConversations, async (event, inbox) => {
 	const session = requireSession(event);
-	const search = onlyParameters(event.url.searchParams, [...RANGE_PARAMETERS, 'figure', 'agent', 'label', 'bucket', 'weekday', 'hour']);
+	const search = onlyParameters(event.url.searchParams, [
+		...RANGE_PARAMETERS,
+		'figure',
+		'agent',
+		'label',
+		'team',
+		'bucket',
+		'weekday',
+		'hour'
+	]);
 	const range = parseReportRange(search);
 	const filter = parseFigureFilter(search);
 	const scope = scopeOf(session);

@@ -20,7 +20,14 @@ export type AutomaticRule = 'first_reply' | 'round_robin';
 export async function setAssignee(
 	tx: Queryable,
 	conversationId: string,
-	change: { actor: Account | null; assignee: Account | null; automatic?: AutomaticRule; onlyIfUnassigned?: boolean },
+	change: {
+		actor: Account | null;
+		assignee: Account | null;
+		automatic?: AutomaticRule;
+		/** The team among whose members the rule chose. */
+		teamName?: string;
+		onlyIfUnassigned?: boolean;
+	},
 	now: Date
 ): Promise<void> {
 	const [row] = await tx.query<{ assignee_id: string | null; assignee_name: string | null }>(
@@ -45,7 +52,8 @@ export async function setAssignee(
 					actor: change.actor,
 					details: {
 						assigneeName: change.assignee.displayName,
-						...(change.automatic ? { automatic: true, rule: change.automatic } : {})
+						...(change.automatic ? { automatic: true, rule: change.automatic } : {}),
+						...(change.teamName ? { teamName: change.teamName } : {})
 					}
 				}
 			: { conversationId, kind: 'unassigned', actor: change.actor, details: row.assignee_name ? { assigneeName: row.assignee_name } : {} },

@@ -22,15 +22,18 @@ export async function listLabels(db: Queryable): Promise<Label[]> {
 	return rows.map((row) => ({ labelId: row.label_id, name: row.name, color: row.color }));
 }
 
+/** A name of the team's vocabulary (a label's, a team's): 1 to 40 characters without control characters, trimmed. */
+export function parseShortName(value: unknown): string {
+	const name = typeof value === 'string' ? value.trim() : '';
+	if (name.length < 1 || name.length > 40 || [...name].some((character) => character < ' '))
+		throw new ContractError('INVALID_REQUEST', 'name must be 1 to 40 characters');
+	return name;
+}
+
 /** A label's name and colour from an admin's body; either may be left out when `partial`. */
 export function parseLabelFields(body: Record<string, unknown>, partial: boolean): Partial<Pick<Label, 'name' | 'color'>> {
 	const fields: Partial<Pick<Label, 'name' | 'color'>> = {};
-	if (body.name !== undefined || !partial) {
-		const name = typeof body.name === 'string' ? body.name.trim() : '';
-		if (name.length < 1 || name.length > 40 || [...name].some((character) => character < ' '))
-			throw new ContractError('INVALID_REQUEST', 'name must be 1 to 40 characters');
-		fields.name = name;
-	}
+	if (body.name !== undefined || !partial) fields.name = parseShortName(body.name);
 	if (body.color !== undefined || !partial) {
 		if (!LABEL_COLORS.includes(body.color as LabelColor))
 			throw new ContractError('INVALID_REQUEST', `color must be one of ${LABEL_COLORS.join(', ')}`);

@@ -9,6 +9,7 @@ import { updateSettings } from '../db/settings';
 import { assignConversation } from './assignment';
 import { availabilities, setAvailability } from './availability';
 import { assignWaiting } from './round-robin';
+import { createTeam, setConversationTeam } from './teams';
 
 const now = new Date('2026-11-27T10:00:00Z');
 const wrap = { keyVersion: 1, sealed: 'A'.repeat(120) };
@@ -153,6 +154,36 @@ describe.each(BACKENDS)('round-robin assignment on %s (docs/inbox-api.md §4 "As
 		await updateSettings(db, { roundRobinCap: 0 }, admin, later);
 		expect(await assignWaiting(db, later)).toBe(1);
 		expect((await assignees(db)).conv_1).toBe('bob');
+	});
+
+	it('gives a conversation of a team to the team’s online members in turn, and names the team in the activity (§4 "Teams")', async () => {
+		const { db, admin, agents } = await team(await databases.open());
+		await updateSettings(db, { roundRobin: true }, admin, now);
+		const deps = { db, now: () => now.getTime() };
+		// dan is offline and eve away: of the team, bob and cy take turns
+		const billing = await createTeam(deps, admin, {
+			name: 'Billing',
+			memberIds: [agents.bob, agents.cy, agents.dan, agents.eve].map((agent) => agent.accountId)
+		});
+		for (let n = 1; n <= 4; n++) {
+			await ensureConversation(db, `conv_${n}`, 'active', now);
+			await setConversationTeam(deps, admin, `conv_${n}`, billing.teamId);
+			await customerWrote(db, `conv_${n}`, new Date(now.getTime() + n * 1000));
+		}
+		await customerWrote(db, 'conv_5', new Date(now.getTime() + 5000));
+		expect(await assignWaiting(db, now)).toBe(5);
+		expect(await assignees(db)).toEqual({ conv_1: 'bob', conv_2: 'cy', conv_3: 'bob', conv_4: 'cy', conv_5: 'ada' });
+		const [line] = await db.query<{ details: object }>(
+			"select details from conversation_activity where conversation_id = 'conv_1' and kind = 'assigned'"
+		);
+		expect(line.details).toEqual({ assigneeName: 'BOB', automatic: true, rule: 'round_robin', teamName: 'Billing' });
+		// a team whose members are all away or offline leaves its conversation waiting
+		const night = await createTeam(deps, admin, { name: 'Night', memberIds: [agents.dan.accountId, agents.eve.accountId] });
+		await ensureConversation(db, 'conv_6', 'active', now);
+		await setConversationTeam(deps, admin, 'conv_6', night.teamId);
+		await customerWrote(db, 'conv_6', new Date(now.getTime() + 6000));
+		expect(await assignWaiting(db, now)).toBe(0);
+		expect((await assignees(db)).conv_6).toBeNull();
 	});
 
 	it('decides each conversation once when several processes run it at the same time', async () => {

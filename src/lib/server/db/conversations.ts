@@ -214,6 +214,8 @@ interface ViewRow {
 	may_approve_rewrap: boolean;
 	assignee_id: string | null;
 	assignee_name: string | null;
+	team_id: string | null;
+	team_name: string | null;
 	team_state: TeamState;
 	snoozed_until: Date | null;
 	activity: ConversationActivity[];
@@ -235,7 +237,7 @@ const VIEW_SELECT = `
 	          from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2), '[]'::jsonb) as agent_wraps,
 	       ${KEY_EVENTS_SELECT} as key_events,
 	       c.rewrap_requested_by is distinct from $1 as may_approve_rewrap,
-	       c.assignee_id, assignee.display_name as assignee_name, c.team_state, c.snoozed_until,
+	       c.assignee_id, assignee.display_name as assignee_name, c.team_id, team.name as team_name, c.team_state, c.snoozed_until,
 	       response.first_in_at as first_customer_at, response.first_reply_at as first_reply_at,
 	       ${ACTIVITY_SELECT} as activity,
 	       (select jsonb_build_object('authorId', p.author_id, 'authorName', p.author_name, 'envelope', p.envelope, 'version', p.version,
@@ -252,6 +254,7 @@ const VIEW_SELECT = `
 	from conversations c
 	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1
 	left join accounts assignee on assignee.account_id = c.assignee_id
+	left join teams team on team.team_id = c.team_id
 	left join conversation_response_facts response on response.conversation_id = c.conversation_id`;
 
 /**
@@ -279,6 +282,7 @@ function toView(row: ViewRow, account: Account): ConversationView {
 		teamState: row.team_state,
 		snoozedUntil: row.snoozed_until ? isoSeconds(row.snoozed_until) : null,
 		assignee: row.assignee_id && row.assignee_name ? { accountId: row.assignee_id, displayName: row.assignee_name } : null,
+		team: row.team_id && row.team_name ? { teamId: row.team_id, name: row.team_name } : null,
 		activity: readable ? row.activity : [],
 		profile: readable ? row.profile : null,
 		labels: readable ? row.labels : [],

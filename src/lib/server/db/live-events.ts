@@ -25,6 +25,7 @@ export type LiveEventType =
 	| 'mention.read'
 	| 'presence'
 	| 'labels.changed'
+	| 'teams.changed'
 	| 'settings.changed'
 	| 'team.changed'
 	| 'grant.progress';

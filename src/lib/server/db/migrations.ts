@@ -692,5 +692,28 @@ create table away_replies (
 create index away_replies_due on away_replies (next_attempt_at) where outcome is null;
 create index away_replies_by_message on away_replies (conversation_id, client_message_id);
 `
+	},
+	{
+		version: 32,
+		name: 'teams of agents',
+		sql: `
+-- Teams (docs/inbox-api.md §4 "Teams"): named groups of agents an admin keeps, e.g. "Billing". A
+-- conversation may be given to one team, beside or instead of an agent; the team's view, counts and
+-- reports follow the conversation's team. Deleting a team leaves its conversations without one.
+create table teams (
+	team_id text primary key,
+	name text not null,
+	created_at timestamptz not null
+);
+create unique index teams_by_name on teams (lower(name));
+create table team_members (
+	team_id text not null references teams (team_id) on delete cascade,
+	account_id text not null references accounts (account_id) on delete cascade,
+	primary key (team_id, account_id)
+);
+create index team_members_by_account on team_members (account_id);
+alter table conversations add column team_id text references teams (team_id) on delete set null;
+create index conversations_by_team on conversations (team_id) where team_id is not null;
+`
 	}
 ];

@@ -22,13 +22,15 @@ vi.setConfig({ testTimeout: 120_000 });
 
 const SECOND_ADMIN = { username: 'alan', displayName: 'Alan Admin', password: 'alan password 123', role: 'admin' };
 
-describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md §4 “Assignment”)", (backend) => {
+describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md §4 “Assignment”, “Teams”)", (backend) => {
 	const harness = useStack(backend);
 	/** A second admin (made once, 409 after), signed in. */
 	const loginAlan = async (grace: InboxClient) => {
 		await grace.post('/api/admin/accounts', SECOND_ADMIN);
 		return InboxClient.loggedIn(harness.stack().inbox.url, SECOND_ADMIN.username, SECOND_ADMIN.password);
 	};
+	const accountOf = async (client: InboxClient) => (await client.get('/api/session')).body.account.accountId as string;
+	const day = (offset: number) => new Date(Date.now() + offset * 24 * 3600_000).toISOString().slice(0, 10);
 
 	it('assigns to oneself, to someone with access, to nobody; each change is live and in the activity; the first reply can assign', async () => {
 		await initCrypto();
@@ -39,7 +41,6 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md §4 �
 		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
 		const id = customer.conversationId;
 		await expect.poll(async () => (await grace.get(`/api/conversations/${id}`)).body.status, { timeout: 20_000 }).toBe('active');
-		const accountOf = async (client: InboxClient) => (await client.get('/api/session')).body.account.accountId;
 		const [graceId, alanId, adaId] = [await accountOf(grace), await accountOf(alan), await accountOf(ada)];
 
 		const team = (await ada.get('/api/team')).body.data;
@@ -213,7 +214,6 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md §4 �
 		expect((await grace.get(`/api/conversations/${id}`)).body.profile).toBeNull();
 		const keys = await loadCompanyKeys(join(harness.stack().dataDir, 'keys'));
 		const conversationKey = openConversationKey((await grace.get(`/api/v1/conversations/${id}`)).body.wrapForCompany, id, [keys.current]);
-		const accountOf = async (client: InboxClient) => (await client.get('/api/session')).body.account.accountId;
 		const profile = async (client: InboxClient, text: string) =>
 			encryptPrivateRecord({
 				kind: 'profile',
@@ -442,5 +442,121 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md §4 �
 		expect((await grace.put(`/api/conversations/${a}/customer-link`, { linkedTo: 'conv_unknown' })).status).toBe(404);
 		const outsider = await harness.loginOutsider();
 		expect((await outsider.put(`/api/conversations/${a}/customer-link`, { linkedTo: b })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
+	});
+
+	it('admins make, staff, rename and delete teams; the roster reads them; every inbox hears of each change', async () => {
+		const grace = await harness.login(ADMIN);
+		const ada = await harness.loginInRoster();
+		const outsider = await harness.loginOutsider();
+		const [graceId, adaId] = [await accountOf(grace), await accountOf(ada)];
+		const events = await ada.events();
+		await events.waitFor((event) => event.event === 'ready');
+
+		const created = await grace.post('/api/admin/teams', { name: ' Billing ', memberIds: [adaId, graceId, adaId] });
+		expect(created.status).toBe(201);
+		expect(created.body).toEqual({ teamId: expect.stringMatching(/^team_/), name: 'Billing', memberIds: [adaId, graceId].sort() });
+		await events.waitFor((event) => event.event === 'teams.changed');
+		expect((await ada.get('/api/teams')).body.data).toEqual([created.body]);
+
+		for (const body of [
+			{ name: '', memberIds: [] },
+			{ name: 'x'.repeat(41), memberIds: [] },
+			{ name: 'Tabs\tin it', memberIds: [] },
+			{ name: 'Sales' },
+			{ name: 'Sales', memberIds: 'everyone' },
+			{ name: 'Sales', memberIds: [42] },
+			{ name: 'Sales', memberIds: ['acc_nobody'] }
+		]) {
+			const refused = await grace.post('/api/admin/teams', body);
+			expect([refused.status, refused.body.error.code], JSON.stringify(body)).toEqual([400, 'INVALID_REQUEST']);
+		}
+		expect((await grace.post('/api/admin/teams', { name: 'billing', memberIds: [] })).body.error.code).toBe('ALREADY_EXISTS');
+		expect((await ada.post('/api/admin/teams', { name: 'Mine', memberIds: [adaId] })).body.error.code).toBe('FORBIDDEN');
+		expect((await ada.patch(`/api/admin/teams/${created.body.teamId}`, { memberIds: [] })).body.error.code).toBe('FORBIDDEN');
+		expect((await outsider.get('/api/teams')).body.error.code).toBe('NOT_IN_ROSTER');
+		expect((await fetch(`${grace.url}/api/teams`)).status).toBe(401);
+		// nothing of the refused requests was stored
+		expect((await grace.get('/api/teams')).body.data).toEqual([created.body]);
+
+		const renamed = await grace.patch(`/api/admin/teams/${created.body.teamId}`, { name: 'Payments', memberIds: [adaId] });
+		expect(renamed.body.data).toEqual([{ teamId: created.body.teamId, name: 'Payments', memberIds: [adaId] }]);
+		expect((await grace.patch('/api/admin/teams/team_nope', { name: 'X' })).status).toBe(404);
+
+		const audit = async (action: string) =>
+			((await grace.get(`/api/admin/audit?action=${action}`)).body.data as { target: string; details: object }[]).map((entry) => [
+				entry.target,
+				entry.details
+			]);
+		expect(await audit('team.created')).toEqual([[created.body.teamId, { name: 'Billing', members: [adaId, graceId].sort().join(',') }]]);
+		expect(await audit('team.changed')).toEqual([[created.body.teamId, { name: 'Payments', members: adaId }]]);
+
+		expect((await grace.request('DELETE', `/api/admin/teams/${created.body.teamId}`)).status).toBe(204);
+		expect((await ada.get('/api/teams')).body.data).toEqual([]);
+		expect(await audit('team.deleted')).toEqual([[created.body.teamId, { name: 'Payments' }]]);
+		expect((await grace.request('DELETE', `/api/admin/teams/${created.body.teamId}`)).status).toBe(404);
+		events.close();
+	});
+
+	it('gives a conversation to a team: in its view, its activity, live, and its row of the reports; a deleted team lets go', async () => {
+		const grace = await harness.login(ADMIN);
+		const ada = await harness.loginInRoster();
+		const outsider = await harness.loginOutsider();
+		const adaId = await accountOf(ada);
+		const billing = (await grace.post('/api/admin/teams', { name: 'Billing', memberIds: [adaId] })).body;
+		const invited = await grace.post('/api/invites', {});
+		const customer = await Customer.redeem(harness.stack().simUrl, { link: invited.body.link });
+		const id = customer.conversationId;
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}`)).body.status, { timeout: 20_000 }).toBe('active');
+		await customer.say('my invoice is wrong');
+		await expect.poll(async () => (await grace.get(`/api/conversations/${id}/messages`)).body.data.length, { timeout: 20_000 }).toBe(1);
+		const events = await grace.events();
+		await events.waitFor((event) => event.event === 'ready');
+
+		const given = await grace.put(`/api/conversations/${id}/team`, { teamId: billing.teamId });
+		expect(given.status).toBe(200);
+		expect(given.body.team).toEqual({ teamId: billing.teamId, name: 'Billing' });
+		expect(given.body.assignee).toBeNull();
+		const seen = await events.waitFor(
+			(event) => event.event === 'conversation.changed' && event.data.conversation.conversationId === id && event.data.conversation.team
+		);
+		expect(seen.data.conversation.team).toEqual({ teamId: billing.teamId, name: 'Billing' });
+		// the same team again changes nothing
+		expect((await grace.put(`/api/conversations/${id}/team`, { teamId: billing.teamId })).body.activity).toHaveLength(1);
+		for (const body of [{ teamId: 'team_nope' }, { teamId: 7 }, {}]) {
+			const refused = await grace.put(`/api/conversations/${id}/team`, body);
+			expect([refused.status, refused.body.error.code], JSON.stringify(body)).toEqual([400, 'INVALID_REQUEST']);
+		}
+		expect((await outsider.put(`/api/conversations/${id}/team`, { teamId: null })).body.error.code).toBe('NO_CONVERSATION_ACCESS');
+		expect((await grace.get(`/api/conversations/${id}`)).body.team).toEqual({ teamId: billing.teamId, name: 'Billing' });
+
+		// the report counts the conversation for its team, and a click on the count lists it
+		const range = `from=${day(-1)}&to=${day(1)}&tz=UTC`;
+		const report = (await grace.get(`/api/reports?${range}`)).body;
+		expect(report.byTeam).toEqual([
+			{ key: billing.teamId, name: 'Billing', figures: expect.objectContaining({ opened: 1, messagesIn: 1 }) }
+		]);
+		expect((await grace.get(`/api/reports/conversations?${range}&figure=messagesIn&team=${billing.teamId}`)).body).toEqual({
+			data: [id],
+			hasMore: false
+		});
+		expect((await grace.get(`/api/reports/conversations?${range}&figure=messagesIn&team=team_other`)).body.data).toEqual([]);
+		expect((await grace.get(`/api/reports/conversations?${range}&figure=open&team=${billing.teamId}`)).body.data).toEqual([id]);
+		expect((await grace.get(`/api/reports/conversations?${range}&figure=opened&team=no%20id`)).body.error.code).toBe('INVALID_REQUEST');
+		const csv = await fetch(`${grace.url}/api/reports/csv?${range}&table=byTeam`, { headers: { cookie: grace.cookie! } });
+		expect((await csv.text()).split('\r\n')[1]).toMatch(new RegExp(`^${billing.teamId},Billing,1,`));
+
+		// a renamed team's conversations say so at once; a deleted one's have no team, and the activity keeps the name
+		await grace.patch(`/api/admin/teams/${billing.teamId}`, { name: 'Payments' });
+		expect((await grace.get(`/api/conversations/${id}`)).body.team).toEqual({ teamId: billing.teamId, name: 'Payments' });
+		await grace.request('DELETE', `/api/admin/teams/${billing.teamId}`);
+		const after = (await grace.get(`/api/conversations/${id}`)).body;
+		expect(after.team).toBeNull();
+		expect(after.activity.map((line: { kind: string; details: object }) => [line.kind, line.details])).toEqual([
+			['team_assigned', { teamName: 'Billing' }]
+		]);
+		await events.waitFor(
+			(event) => event.event === 'conversation.changed' && event.data.conversation.conversationId === id && !event.data.conversation.team
+		);
+		events.close();
 	});
 });

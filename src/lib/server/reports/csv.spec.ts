@@ -28,6 +28,7 @@ const report: TeamReport = {
 		{ key: 'acc_2', name: '=HYPERLINK("x")', figures: figures(2) }
 	],
 	byLabel: [],
+	byTeam: [],
 	heatmap: Array.from({ length: 7 }, (_, day) => Array.from({ length: 24 }, (_, hour) => (day === 6 && hour === 23 ? 9 : 0))),
 	timeOnline: [{ key: 'acc_1', name: 'Ann "the lead", Berlin', seconds: 5400.5 }],
 	current: { open: 4, unassigned: 1, waiting: 2 },

@@ -63,6 +63,7 @@ export function reportTableCsv(report: TeamReport, table: ReportTable): string {
 			return lines([FIGURE_HEADER, figureCells(report.overall)]);
 		case 'byAgent':
 		case 'byLabel':
+		case 'byTeam':
 			return lines([['key', 'name', ...FIGURE_HEADER], ...report[table].map((row) => [row.key, row.name, ...figureCells(row.figures)])]);
 		case 'firstResponseBuckets':
 			return lines([['bucket', 'count'], ...report.overall.firstResponseBuckets.map((entry) => [entry.bucket, entry.count])]);

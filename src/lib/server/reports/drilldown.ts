@@ -26,6 +26,7 @@ export interface FigureFilter {
 	figure: RangeFigure | CurrentFigure;
 	agentId?: string;
 	labelId?: string;
+	teamId?: string;
 	bucket?: FirstResponseBucket;
 	/** An hour of the heatmap: ISO weekday (1 = Monday) and hour, in the range's time zone. */
 	cell?: { weekday: number; hour: number };
@@ -45,7 +46,7 @@ function idIn(search: URLSearchParams, name: string): string | undefined {
 	return value ?? undefined;
 }
 
-/** Reads `figure`, and `agent`, `label`, `bucket` (firstResponse), `weekday` and `hour` (messagesIn, both). */
+/** Reads `figure`, and `agent`, `label`, `team`, `bucket` (firstResponse), `weekday` and `hour` (messagesIn, both). */
 export function parseFigureFilter(search: URLSearchParams): FigureFilter {
 	const figure = search.get('figure') as FigureFilter['figure'];
 	if (![...RANGE_FIGURES, ...CURRENT_FIGURES].includes(figure))
@@ -64,6 +65,7 @@ export function parseFigureFilter(search: URLSearchParams): FigureFilter {
 		figure,
 		agentId: idIn(search, 'agent'),
 		labelId: idIn(search, 'label'),
+		teamId: idIn(search, 'team'),
 		bucket: bucket as FirstResponseBucket | undefined,
 		cell: weekday === undefined ? undefined : { weekday, hour: hour! }
 	};
@@ -84,13 +86,16 @@ function rangeFigureSql(range: ReportRange, scope: ReportScope, filter: FigureFi
 	const label = filter.labelId
 		? `join conversation_labels l on l.conversation_id = s.conversation_id and l.label_id = ${add(filter.labelId)}`
 		: '';
+	const team = filter.teamId
+		? `join conversations tc on tc.conversation_id = s.conversation_id and tc.team_id = ${add(filter.teamId)}`
+		: '';
 	// an hour of the heatmap is one of each message's, which `scoped` counts by conversation
 	const source = filter.cell
 		? `(select i.*, c.assignee_id as agent_id, 'message_in' as kind, null::float8 as seconds
 			from incoming i left join conversations c on c.conversation_id = i.conversation_id)`
 		: 'scoped';
 	const sql = `with ${SCOPED_FACTS}
-		select s.conversation_id from ${source} s ${label} where ${where.join(' and ')}
+		select s.conversation_id from ${source} s ${label} ${team} where ${where.join(' and ')}
 		group by s.conversation_id order by max(s.at) desc, s.conversation_id limit ${add(DRILLDOWN_LIMIT + 1)}`;
 	return { sql, values };
 }
@@ -100,6 +105,7 @@ function currentFigureSql(scope: ReportScope, filter: FigureFilter & { figure: C
 	const where = [`c.team_state = 'open'`];
 	const agentId = scope.agentId ?? filter.agentId;
 	if (agentId) where.push(`c.assignee_id = ${add(agentId)}`);
+	if (filter.teamId) where.push(`c.team_id = ${add(filter.teamId)}`);
 	if (filter.figure === 'unassigned') where.push('c.assignee_id is null');
 	if (filter.figure === 'waiting') where.push(waitingCondition('c'));
 	const label = filter.labelId

@@ -11,6 +11,7 @@ import { storeMessage } from '../db/messages';
 import { updateSettings } from '../db/settings';
 import { assignOnFirstReply } from '../conversations/assignment';
 import { createLabel, setConversationLabels } from '../conversations/labels';
+import { createTeam, setConversationTeam } from '../conversations/teams';
 import { changeTeamState, reopenOnCustomerMessages, wakeSnoozed } from '../conversations/lifecycle';
 import { listReportConversations } from './drilldown';
 import { buildTeamReport } from './report';
@@ -211,6 +212,8 @@ describe.each(BACKENDS)('team reports (docs/reports.md), on %s', (backend) => {
 	let steps: Step[];
 	let accounts: Map<string, Account>;
 	const labelOf = new Map<string, string[]>();
+	/** The conversations of each team (docs/inbox-api.md §4 "Teams"), by the team's name. */
+	const teamOf = new Map<string, string[]>();
 
 	beforeAll(async () => {
 		db = await databases.open();
@@ -238,6 +241,18 @@ describe.each(BACKENDS)('team reports (docs/reports.md), on %s', (backend) => {
 				labels.map((label) => label.labelId)
 			);
 			for (const label of labels) labelOf.set(label.name, [...(labelOf.get(label.name) ?? []), conversation]);
+		}
+		// a team per conversation number modulo 5: Payments for 0 and 1, Sales for 2, none for the rest
+		const teams = {
+			Payments: await createTeam(deps, accounts.get('Ann')!, { name: 'Payments', memberIds: [accounts.get('Ann')!.accountId] }),
+			Sales: await createTeam(deps, accounts.get('Ann')!, { name: 'Sales', memberIds: [] })
+		};
+		for (const conversation of new Set(steps.map((step) => step.conversation))) {
+			const remainder = Number(conversation.slice(5)) % 5;
+			const name = remainder <= 1 ? 'Payments' : remainder === 2 ? 'Sales' : null;
+			if (name === null) continue;
+			await setConversationTeam(deps, accounts.get('Ann')!, conversation, teams[name].teamId);
+			teamOf.set(name, [...(teamOf.get(name) ?? []), conversation]);
 		}
 		// notes and profiles as random bytes too
 		await db.query(
@@ -277,7 +292,7 @@ describe.each(BACKENDS)('team reports (docs/reports.md), on %s', (backend) => {
 		await updateSettings(db, { serviceTargets: null }, accounts.get('Ann')!, new Date());
 	});
 
-	it('counts every figure of the range for the team, each agent and each label as the plan says', async () => {
+	it('counts every figure of the range for the team, each agent, each label and each team as the plan says', async () => {
 		const facts = expectedFacts(steps);
 		expect(facts.filter((fact) => fact.kind === 'first_response').length).toBeGreaterThan(10);
 		expect(facts.filter((fact) => fact.kind === 'reopened').length).toBeGreaterThan(2);
@@ -295,6 +310,12 @@ describe.each(BACKENDS)('team reports (docs/reports.md), on %s', (backend) => {
 			['billing', 'urgent'].map((name) => [
 				name,
 				close(expectedFigures(facts.filter((fact) => labelOf.get(name)!.includes(fact.conversation))))
+			])
+		);
+		expect(report.byTeam.map((row) => [row.name, row.figures])).toEqual(
+			['Payments', 'Sales'].map((name) => [
+				name,
+				close(expectedFigures(facts.filter((fact) => teamOf.get(name)!.includes(fact.conversation))))
 			])
 		);
 	});
@@ -400,5 +421,9 @@ describe.each(BACKENDS)('team reports (docs/reports.md), on %s', (backend) => {
 		}
 		for (const figure of [...RANGE_FIGURES, 'open', 'unassigned', 'waiting'] as const)
 			expect((await listReportConversations(db, RANGE, { agentId: null }, { figure })).hasMore).toBe(false);
+		const payments = team.byTeam.find((row) => row.name === 'Payments')!;
+		const listed = await listReportConversations(db, RANGE, { agentId: null }, { figure: 'opened', teamId: payments.key });
+		expect(listed.data.length).toBe(payments.figures.opened);
+		expect(listed.data.every((id) => teamOf.get('Payments')!.includes(id))).toBe(true);
 	});
 });

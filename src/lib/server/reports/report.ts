@@ -1,8 +1,8 @@
 /**
  * The team report of a range (docs/reports.md): the facts of facts.ts counted for the whole team, by
- * agent, by label and by weekday and hour, in one statement, and the conversations as they are now.
- * A group is a dimension — how a fact finds its groups — so "by team" is one more entry of DIMENSIONS
- * (a join from the fact's agent to the agent's teams).
+ * agent, by label, by team and by weekday and hour, in one statement, and the conversations as they are now.
+ * A group is a dimension — how a fact finds its groups: a fact counts for the team its conversation is
+ * given to now, as it counts for the labels on it now.
  */
 import {
 	FIRST_RESPONSE_BUCKETS,
@@ -28,6 +28,11 @@ const DIMENSIONS = {
 		key: 'l.label_id',
 		name: 'lb.name',
 		from: 'scoped s join conversation_labels l on l.conversation_id = s.conversation_id join labels lb on lb.label_id = l.label_id'
+	},
+	byTeam: {
+		key: 'tc.team_id',
+		name: 'tm.name',
+		from: 'scoped s join conversations tc on tc.conversation_id = s.conversation_id join teams tm on tm.team_id = tc.team_id'
 	}
 } as const;
 
@@ -148,6 +153,7 @@ export async function buildTeamReport(db: Database, range: ReportRange, scope: R
 		overall: figures(rows.find((row) => row.dimension === 'overall')!),
 		byAgent,
 		byLabel: rowsOf(rows, 'byLabel'),
+		byTeam: rowsOf(rows, 'byTeam'),
 		heatmap: heatmapOf(rows),
 		timeOnline: timeOnline.map((row) => ({ key: row.key, name: row.name, seconds: Number(row.seconds) })),
 		current: await currentFigures(db, scope),
