@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { b64uEncode, generateEd25519KeyPair } from '../lib/crypto/index';
 import {
 	Store,
@@ -104,7 +105,7 @@ export async function writeSnapshotFile(file: string, store: Store, generation: 
 	return bytes.length;
 }
 
-/** A synced temporary file renamed over `file`. */
+/** A synced temporary file renamed over `file`, then the directory synced so that the rename lasts. */
 export async function writeFileAtomically(file: string, bytes: Uint8Array): Promise<void> {
 	const temporary = `${file}.${process.pid}.tmp`;
 	const handle = await open(temporary, 'w', 0o600);
@@ -115,4 +116,10 @@ export async function writeFileAtomically(file: string, bytes: Uint8Array): Prom
 		await handle.close();
 	}
 	await rename(temporary, file);
+	const directory = await open(dirname(file), 'r');
+	try {
+		await directory.sync();
+	} finally {
+		await directory.close();
+	}
 }

@@ -89,7 +89,7 @@ export class IdempotencyGate {
 		}
 	}
 
-	/** Drops keys older than 24 h (before a snapshot is written). */
+	/** Drops keys older than 24 h (before the change log is compacted into a snapshot). */
 	prune(): void {
 		const cutoff = this.ctx.clock.nowMs() - IDEMPOTENCY_RETENTION_MS;
 		for (const [companyId, entries] of this.ctx.store.idempotency) {
