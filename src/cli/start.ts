@@ -1,9 +1,10 @@
 /**
  * `npm start`: the whole product on this machine for a demo. Builds the inbox when its build is missing
- * or stale, starts the service simulator (state in DATA_DIR/sim.json), creates the company key files in
- * DATA_DIR/keys, registers the company with the simulator (kept in DATA_DIR/service.json, so a restart
- * reuses it), creates the demo accounts, starts the inbox (`node build`) wired to the simulator, adds the
- * demo data (src/cli/demo/), and prints where to go and how to log in. Ctrl+C stops everything.
+ * or stale, starts the service simulator (state in DATA_DIR: sim.json and sim.log), creates the company
+ * key files in DATA_DIR/keys, registers the company with the simulator (kept in DATA_DIR/service.json,
+ * so a restart reuses it), creates the demo accounts, starts the inbox (`node build`) wired to the
+ * simulator, adds the demo data (src/cli/demo/), and prints where to go and how to log in. Ctrl+C stops
+ * everything.
  *
  *   PORT (3000), SIM_PORT (8787), DATA_DIR (./data)
  */

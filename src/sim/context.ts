@@ -1,7 +1,7 @@
 /**
  * What every part of the simulator shares: the state, the clock and its timers, webhook delivery,
- * the simulator's public URL (for invitation links and presigned storage URLs, contract 2.7, 2.8)
- * and the hook that tells the snapshot something changed.
+ * and the simulator's public URL (for invitation links and presigned storage URLs, contract 2.7, 2.8).
+ * Changes are told to the Store itself (`store.changed`), which the persistence listens to.
  */
 import type { SimClock, SimTimers } from './clock';
 import type { Store } from './state';
@@ -14,6 +14,4 @@ export interface SimContext {
 	readonly webhooks: WebhookDispatcher;
 	/** Origin of the simulator as clients reach it, without a trailing slash. */
 	readonly publicUrl: string;
-	/** Marks the state as changed, so the snapshot is written soon. */
-	changed(): void;
 }

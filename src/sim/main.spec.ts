@@ -30,6 +30,7 @@ describe('npm run sim (src/sim/main.ts under tsx, in its own process)', () => {
 			running.child.kill('SIGTERM');
 			expect(await exited).toBe(0);
 			expect(existsSync(join(dataDir, 'sim.json'))).toBe(true);
+			expect(existsSync(join(dataDir, 'sim.log'))).toBe(true);
 		} finally {
 			await running.stop();
 		}

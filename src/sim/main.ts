@@ -1,7 +1,7 @@
 /**
  * `npm run sim`: the service simulator in its own process, on `SIM_PORT` (default 8787) of
- * `SIM_HOST` (default 127.0.0.1), with its state in `DATA_DIR/sim.json` when `DATA_DIR` is set.
- * Stops cleanly (snapshot written) on SIGINT and SIGTERM.
+ * `SIM_HOST` (default 127.0.0.1), with its state in `DATA_DIR` when it is set (docs/simulator.md,
+ * "Persistence"). Stops cleanly (the last changes written) on SIGINT and SIGTERM.
  */
 import { join } from 'node:path';
 import { startSimulator } from './server';
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
 	console.log(`  /v1 API:          ${simulator.url}/v1`);
 	console.log(`  customer app:     ${simulator.url}/_sim/app`);
 	console.log(`  control API:      ${simulator.url}/_sim/… (see docs/simulator.md)`);
-	console.log(`  state:            ${dataDir ? join(dataDir, 'sim.json') : 'in memory only (set DATA_DIR to keep it)'}`);
+	console.log(`  state:            ${dataDir ? `${join(dataDir, 'sim.json')} and sim.log` : 'in memory only (set DATA_DIR to keep it)'}`);
 
 	let stopping = false;
 	const stop = (signal: string) => {

@@ -12,7 +12,8 @@ import { SimClock, SimTimers } from './clock';
 import type { SimContext } from './context';
 import { handleControl, isLoopback } from './control/handler';
 import { sendError, sendJson } from './http/io';
-import { newStore, SnapshotFile } from './snapshot';
+import { SimPersistence } from './persistence';
+import { newStore } from './snapshot';
 import { handleStorage } from './storage';
 import { V1Handler } from './v1/handler';
 import { WebhookDispatcher } from './webhooks/delivery';
@@ -22,7 +23,7 @@ export interface SimulatorOptions {
 	port?: number;
 	/** Interface to listen on; the loopback interface by default. */
 	host?: string;
-	/** When set, the state is kept in `dataDir/sim.json` and survives a restart. */
+	/** When set, the state is kept in `dataDir` (docs/simulator.md, "Persistence") and survives a restart. */
 	dataDir?: string;
 	/** Origin clients use to reach the simulator (invitation links, presigned URLs); derived from host and port by default. */
 	publicUrl?: string;
@@ -35,9 +36,9 @@ export interface RunningSimulator {
 	clock: SimClock;
 	/** Resolves when no webhook attempt is queued or running. */
 	webhooksIdle(): Promise<void>;
-	/** Writes the snapshot now (when a data directory is set). */
+	/** Writes the changes now (when a data directory is set). */
 	flush(): Promise<void>;
-	/** Stops listening, stops deliveries and writes the snapshot. */
+	/** Stops listening, stops deliveries and writes the last changes. */
 	close(): Promise<void>;
 }
 
@@ -60,12 +61,11 @@ function sendHtml(response: ServerResponse, html: string): void {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
 	await initCrypto();
 	const host = options.host ?? '127.0.0.1';
-	const snapshot = options.dataDir ? new SnapshotFile(options.dataDir, () => v1.prune()) : null;
-	const store = snapshot ? await snapshot.load() : newStore();
+	const persistence = options.dataDir ? new SimPersistence(options.dataDir, { beforeCompaction: () => v1.prune() }) : null;
+	const store = persistence ? await persistence.load() : newStore();
 	const clock = new SimClock();
 	const timers = new SimTimers(clock);
-	const changed = () => snapshot?.schedule(store);
-	const webhooks = new WebhookDispatcher(store, clock, timers, changed);
+	const webhooks = new WebhookDispatcher(store, clock, timers);
 
 	// The request handler is attached once the port, and so the public URL, is known.
 	const server = createServer();
@@ -81,7 +81,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 	});
 	const port = (server.address() as AddressInfo).port;
 	const publicUrl = (options.publicUrl ?? originOf(host, port)).replace(/\/+$/, '');
-	const ctx: SimContext = { store, clock, timers, webhooks, publicUrl, changed };
+	const ctx: SimContext = { store, clock, timers, webhooks, publicUrl };
 	const v1 = new V1Handler(ctx);
 
 	const route = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
@@ -113,7 +113,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 		clock,
 		webhooksIdle: () => webhooks.idle(),
 		flush: async () => {
-			await snapshot?.flush(store);
+			await persistence?.flush();
 		},
 		close: () =>
 			(closing ??= (async () => {
@@ -124,7 +124,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 					server.closeAllConnections();
 				});
 				await webhooks.idle();
-				await snapshot?.flush(store);
+				await persistence?.close();
 			})())
 	};
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,14 +12,47 @@ import {
 	waitFor
 } from './testing/harness';
 import { WebhookReceiver } from './testing/receiver';
+import { addAttachment, addCompany, addConversation, addMessage, contentsOf } from './testing/records';
+import { SimPersistence } from './persistence';
 import { startSimulator } from './server';
+import { newStore, writeSnapshotFile } from './snapshot';
+import type { Store } from './state';
 
 const receivers: WebhookReceiver[] = [];
 afterAll(async () => {
 	for (const receiver of receivers) await receiver.close();
 });
 
+/** The whole state as the simulator wrote it before the change log: version 2 without the generation. */
+async function writeVersionOneSnapshot(file: string, store: Store): Promise<void> {
+	await writeSnapshotFile(file, store, 0);
+	const { generation, ...versionOne } = JSON.parse(readFileSync(file, 'utf8'));
+	expect(generation).toBe(0);
+	writeFileSync(file, JSON.stringify({ ...versionOne, version: 1 }));
+}
+
 describe('DATA_DIR/sim.json', () => {
+	it('loads a version 1 snapshot of an earlier run, then continues it as a version 2 snapshot and its change log', async () => {
+		const dataDir = mkdtempSync(join(tmpdir(), 'sim-snapshot-'));
+		const earlier = newStore();
+		const conversation = addConversation(earlier, addCompany(earlier, 'cmp_earlier'));
+		addMessage(earlier, conversation, 'user');
+		addMessage(earlier, conversation, 'company');
+		const attached = addAttachment(earlier, conversation);
+		await writeVersionOneSnapshot(join(dataDir, 'sim.json'), earlier);
+		mkdirSync(join(dataDir, 'sim-objects'));
+		const attachmentId = attached.attachment!.attachmentId;
+		writeFileSync(join(dataDir, 'sim-objects', attachmentId), earlier.objects.get(attachmentId)!);
+
+		const persistence = new SimPersistence(dataDir);
+		const store = await persistence.load();
+		expect(contentsOf(store)).toEqual(contentsOf(earlier));
+		addMessage(store, store.conversations.get(conversation.conversationId)!, 'user');
+		await persistence.close();
+		expect(JSON.parse(readFileSync(join(dataDir, 'sim.json'), 'utf8'))).toMatchObject({ version: 2, generation: 1 });
+		expect(contentsOf(await new SimPersistence(dataDir).load())).toEqual(contentsOf(store));
+	});
+
 	it('keeps companies, conversations, messages, attachments, idempotency keys, customers and pending deliveries across a restart', async () => {
 		const dataDir = mkdtempSync(join(tmpdir(), 'sim-snapshot-'));
 		const receiver = await WebhookReceiver.start();

@@ -1,12 +1,11 @@
 /**
- * Optional persistence of the simulated service, so the demo survives a restart: the state as JSON
- * in `DATA_DIR/sim.json` (written atomically, shortly after each change and on close) and each
- * uploaded ciphertext in `DATA_DIR/sim-objects/{attachmentId}`.
+ * The snapshot of the simulated service (docs/simulator.md, "Persistence"): its whole state as one
+ * JSON file `DATA_DIR/sim.json`, written atomically when the change log is compacted. Version 1 files
+ * of earlier runs (rewritten after every change, with no change log) load as they are.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { open, readFile, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { b64uEncode, generateEd25519KeyPair } from '../lib/crypto/index';
 import {
 	Store,
@@ -22,12 +21,15 @@ import {
 } from './state';
 
 const FORMAT = 'service-simulator-snapshot';
-const VERSION = 1;
-const WRITE_DELAY_MS = 200;
+/** 2: continued by the change log `sim.log` of the same generation; 1: the whole state, with no change log. */
+export const SNAPSHOT_VERSION = 2;
+const READABLE_VERSIONS: readonly number[] = [1, SNAPSHOT_VERSION];
 
 interface Snapshot {
 	format: typeof FORMAT;
-	version: typeof VERSION;
+	version: number;
+	/** Counts the compactions; absent in version 1. */
+	generation?: number;
 	platform: PlatformKeys;
 	storageSecret: string;
 	companies: Company[];
@@ -46,10 +48,11 @@ export function newStore(): Store {
 	return new Store({ publicKey: b64uEncode(platform.publicKey), secretKey: b64uEncode(platform.secretKey) }, b64uEncode(randomBytes(32)));
 }
 
-function toSnapshot(store: Store): Snapshot {
+function toSnapshot(store: Store, generation: number): Snapshot {
 	return {
 		format: FORMAT,
-		version: VERSION,
+		version: SNAPSHOT_VERSION,
+		generation,
 		platform: store.platform,
 		storageSecret: store.storageSecret,
 		companies: [...store.companies.values()],
@@ -66,84 +69,57 @@ function toSnapshot(store: Store): Snapshot {
 function fromSnapshot(snapshot: Snapshot): Store {
 	const store = new Store(snapshot.platform, snapshot.storageSecret);
 	for (const company of snapshot.companies) store.addCompany(company);
-	for (const conversation of snapshot.conversations) store.conversations.set(conversation.conversationId, conversation);
+	for (const conversation of snapshot.conversations) store.addConversation(conversation);
 	for (const invite of snapshot.invites) store.addInvite(invite);
-	for (const attachment of snapshot.attachments) store.attachments.set(attachment.attachmentId, attachment);
-	for (const delivery of snapshot.deliveries) store.deliveries.set(delivery.deliveryId, delivery);
-	for (const customer of snapshot.customers) store.customers.set(customer.customerId, customer);
-	for (const [companyId, memory] of snapshot.appMemory) store.appMemory.set(companyId, memory);
-	for (const [companyId, entries] of snapshot.idempotency) store.idempotency.set(companyId, new Map(entries));
+	for (const attachment of snapshot.attachments) store.addAttachment(attachment);
+	for (const delivery of snapshot.deliveries) store.addDelivery(delivery);
+	for (const customer of snapshot.customers) store.addCustomer(customer);
+	for (const [companyId, memory] of snapshot.appMemory) store.setAppMemory(companyId, memory);
+	for (const [companyId, entries] of snapshot.idempotency) {
+		for (const [key, entry] of entries) store.storeIdempotency(companyId, key, entry);
+	}
+	store.takeChanges();
 	return store;
 }
 
-export class SnapshotFile {
-	private readonly file: string;
-	private readonly objectsDir: string;
-	private readonly writtenObjects = new Set<string>();
-	private timer: ReturnType<typeof setTimeout> | undefined;
-	private writing: Promise<void> = Promise.resolve();
-
-	constructor(
-		dataDir: string,
-		/** Runs before each write (e.g. dropping expired idempotency keys). */
-		private readonly beforeWrite: () => void = () => {}
-	) {
-		this.file = join(dataDir, 'sim.json');
-		this.objectsDir = join(dataDir, 'sim-objects');
+/** The state of a snapshot file, its version and generation; a damaged or unknown file is an error naming it. */
+export async function readSnapshotFile(file: string): Promise<{ store: Store; version: number; generation: number }> {
+	let snapshot: Snapshot;
+	try {
+		snapshot = JSON.parse(await readFile(file, 'utf8'));
+	} catch (error) {
+		throw new Error(`${file} is not a readable simulator snapshot (${(error as Error).message}); move it away to start afresh`);
 	}
-
-	get path(): string {
-		return this.file;
+	if (snapshot?.format !== FORMAT || !READABLE_VERSIONS.includes(snapshot.version)) {
+		throw new Error(`${file} is not a simulator snapshot of version ${READABLE_VERSIONS.join(' or ')}; move it away to start afresh`);
 	}
+	return { store: fromSnapshot(snapshot), version: snapshot.version, generation: snapshot.generation ?? 0 };
+}
 
-	/** The stored service, or a fresh one when there is no snapshot yet; a damaged file is an error. */
-	async load(): Promise<Store> {
-		if (!existsSync(this.file)) return newStore();
-		let snapshot: Snapshot;
-		try {
-			snapshot = JSON.parse(await readFile(this.file, 'utf8'));
-		} catch (error) {
-			throw new Error(`${this.file} is not a readable simulator snapshot (${(error as Error).message}); move it away to start afresh`);
-		}
-		if (snapshot.format !== FORMAT || snapshot.version !== VERSION) {
-			throw new Error(`${this.file} is not a simulator snapshot of version ${VERSION}; move it away to start afresh`);
-		}
-		const store = fromSnapshot(snapshot);
-		for (const attachment of store.attachments.values()) {
-			if (attachment.uploadedAtMs === null) continue;
-			store.objects.set(attachment.attachmentId, new Uint8Array(await readFile(join(this.objectsDir, attachment.attachmentId))));
-			this.writtenObjects.add(attachment.attachmentId);
-		}
-		return store;
+/**
+ * Writes the whole state, as it is when called, to `file` atomically; returns its size in bytes.
+ */
+export async function writeSnapshotFile(file: string, store: Store, generation: number): Promise<number> {
+	const bytes = Buffer.from(JSON.stringify(toSnapshot(store, generation)));
+	await writeFileAtomically(file, bytes);
+	return bytes.length;
+}
+
+/** A synced temporary file renamed over `file`, then the directory synced so that the rename lasts. */
+export async function writeFileAtomically(file: string, bytes: Uint8Array): Promise<void> {
+	const temporary = `${file}.${process.pid}.tmp`;
+	const handle = await open(temporary, 'w', 0o600);
+	try {
+		await handle.writeFile(bytes);
+		await handle.sync();
+	} finally {
+		await handle.close();
 	}
-
-	/** Writes soon; several changes close together make one write. */
-	schedule(store: Store): void {
-		if (this.timer) return;
-		this.timer = setTimeout(() => {
-			this.timer = undefined;
-			void this.flush(store).catch((error) => console.error('[sim] snapshot failed:', error));
-		}, WRITE_DELAY_MS);
-	}
-
-	/** Writes now (after any write under way), then resolves. */
-	flush(store: Store): Promise<void> {
-		if (this.timer) clearTimeout(this.timer);
-		this.timer = undefined;
-		this.writing = this.writing.catch(() => {}).then(() => this.write(store));
-		return this.writing;
-	}
-
-	private async write(store: Store): Promise<void> {
-		this.beforeWrite();
-		await mkdir(this.objectsDir, { recursive: true });
-		for (const [attachmentId, bytes] of store.objects) {
-			if (this.writtenObjects.has(attachmentId)) continue;
-			await writeFile(join(this.objectsDir, attachmentId), bytes, { mode: 0o600 });
-			this.writtenObjects.add(attachmentId);
-		}
-		const temporary = `${this.file}.${process.pid}.tmp`;
-		await writeFile(temporary, JSON.stringify(toSnapshot(store)), { mode: 0o600 });
-		await rename(temporary, this.file);
+	await rename(temporary, file);
+	const directory = await open(dirname(file), 'r');
+	try {
+		await directory.sync();
+	} finally {
+		await directory.close();
 	}
 }

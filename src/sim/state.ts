@@ -2,7 +2,8 @@
  * Everything the simulated service remembers, in memory: companies and their keys (contract 2.1,
  * 2.3, 6.6), conversations and messages (2.4, 2.5, 3), invitations, attachments (2.7, 2.8),
  * rosters (2.9), webhook deliveries (6), idempotency keys (5.1) and the simulated customers.
- * Plain data, so a snapshot is JSON; the maps are indexes rebuilt on load.
+ * Plain data, so a snapshot is JSON; the maps are indexes rebuilt on load. Every change names the
+ * record it touched, so that persisting writes only those (docs/simulator.md, "Persistence").
  */
 import type { Envelope, RosterAgent, Wrap } from '../lib/crypto/index';
 
@@ -188,6 +189,30 @@ export interface PlatformKeys {
 	secretKey: string;
 }
 
+/** The kinds of record the Store keeps by id; `appMemory` is keyed by company. */
+export type RecordKind = 'companies' | 'conversations' | 'invites' | 'attachments' | 'deliveries' | 'customers' | 'appMemory';
+export const RECORD_KINDS: readonly RecordKind[] = [
+	'companies',
+	'conversations',
+	'invites',
+	'attachments',
+	'deliveries',
+	'customers',
+	'appMemory'
+];
+
+/** The ids of the records added or changed since the persistence last took them. */
+export interface Changes {
+	records: Record<RecordKind, Set<string>>;
+	/** companyId → the Idempotency-Keys stored or dropped. */
+	idempotency: Map<string, Set<string>>;
+}
+
+function noChanges(): Changes {
+	const records = Object.fromEntries(RECORD_KINDS.map((kind) => [kind, new Set<string>()])) as Record<RecordKind, Set<string>>;
+	return { records, idempotency: new Map() };
+}
+
 export class Store {
 	readonly companies = new Map<string, Company>();
 	readonly companyByApiKeyHash = new Map<string, string>();
@@ -202,6 +227,8 @@ export class Store {
 	readonly appMemory = new Map<string, AppMemory>();
 	/** companyId → Idempotency-Key → stored response. */
 	readonly idempotency = new Map<string, Map<string, IdempotencyEntry>>();
+	private changes = noChanges();
+	private changeListener: () => void = () => {};
 
 	constructor(
 		readonly platform: PlatformKeys,
@@ -209,20 +236,85 @@ export class Store {
 		readonly storageSecret: string
 	) {}
 
+	/** Calls `listener` after every change (the persistence schedules a write). */
+	onChange(listener: () => void): void {
+		this.changeListener = listener;
+	}
+
+	/** Notes that the record `id` of `kind` was added or changed in place. */
+	changed(kind: RecordKind, id: string): void {
+		this.changes.records[kind].add(id);
+		this.changeListener();
+	}
+
+	/** The changes since the last call, which the caller now owns. */
+	takeChanges(): Changes {
+		const taken = this.changes;
+		this.changes = noChanges();
+		return taken;
+	}
+
 	addCompany(company: Company): void {
 		this.companies.set(company.companyId, company);
 		this.companyByApiKeyHash.set(company.apiKeyHash, company.companyId);
+		this.changed('companies', company.companyId);
 	}
 
 	addInvite(invite: Invite): void {
 		this.invites.set(invite.inviteId, invite);
 		this.inviteByShortCode.set(invite.shortCode, invite.inviteId);
+		this.changed('invites', invite.inviteId);
 	}
 
-	idempotencyOf(companyId: string): Map<string, IdempotencyEntry> {
+	addConversation(conversation: Conversation): void {
+		this.conversations.set(conversation.conversationId, conversation);
+		this.changed('conversations', conversation.conversationId);
+	}
+
+	addAttachment(attachment: Attachment): void {
+		this.attachments.set(attachment.attachmentId, attachment);
+		this.changed('attachments', attachment.attachmentId);
+	}
+
+	addDelivery(delivery: Delivery): void {
+		this.deliveries.set(delivery.deliveryId, delivery);
+		this.changed('deliveries', delivery.deliveryId);
+	}
+
+	addCustomer(customer: Customer): void {
+		this.customers.set(customer.customerId, customer);
+		this.changed('customers', customer.customerId);
+	}
+
+	setAppMemory(companyId: string, memory: AppMemory): void {
+		this.appMemory.set(companyId, memory);
+		this.changed('appMemory', companyId);
+	}
+
+	/** Read-only: store and drop idempotency entries through `storeIdempotency` and `dropIdempotency`. */
+	idempotencyOf(companyId: string): ReadonlyMap<string, IdempotencyEntry> {
+		return this.idempotency.get(companyId) ?? new Map();
+	}
+
+	storeIdempotency(companyId: string, key: string, entry: IdempotencyEntry): void {
 		let entries = this.idempotency.get(companyId);
 		if (!entries) this.idempotency.set(companyId, (entries = new Map()));
-		return entries;
+		entries.set(key, entry);
+		this.idempotencyChanged(companyId, key);
+	}
+
+	dropIdempotency(companyId: string, key: string): void {
+		const entries = this.idempotency.get(companyId);
+		if (!entries?.delete(key)) return;
+		if (entries.size === 0) this.idempotency.delete(companyId);
+		this.idempotencyChanged(companyId, key);
+	}
+
+	private idempotencyChanged(companyId: string, key: string): void {
+		let keys = this.changes.idempotency.get(companyId);
+		if (!keys) this.changes.idempotency.set(companyId, (keys = new Set()));
+		keys.add(key);
+		this.changeListener();
 	}
 
 	conversationsOf(companyId: string): Conversation[] {

@@ -105,7 +105,6 @@ const createCompany: ControlRoute['run'] = (ctx, { body }) => {
 		createdAtMs: now
 	};
 	ctx.store.addCompany(company);
-	ctx.changed();
 	return {
 		status: 201,
 		body: {
@@ -125,7 +124,7 @@ const getCompany: ControlRoute['run'] = (ctx, { params }) => ({ status: 200, bod
 const updateCompany: ControlRoute['run'] = (ctx, { body, params }) => {
 	const company = findCompany(ctx, params.id);
 	company.webhookUrl = requireWebhookUrl(body.webhookUrl);
-	ctx.changed();
+	ctx.store.changed('companies', company.companyId);
 	return { status: 200, body: companyView(ctx, company) };
 };
 
@@ -136,7 +135,7 @@ const rotateWebhookSecret: ControlRoute['run'] = (ctx, { params }) => {
 	company.previousWebhookSecret = { secret: company.webhookSecret, validUntilMs: now + PREVIOUS_SECRET_GRACE_MS };
 	company.webhookSecret = newWebhookSecret();
 	company.webhookSecretRotatedAtMs = now;
-	ctx.changed();
+	ctx.store.changed('companies', company.companyId);
 	return { status: 200, body: { webhookSecret: company.webhookSecret, previousValidUntil: isoSeconds(now + PREVIOUS_SECRET_GRACE_MS) } };
 };
 
@@ -162,7 +161,7 @@ const rotateCompanyKey: ControlRoute['run'] = (ctx, { body, params }) => {
 	}
 	company.previousKeys.unshift(current);
 	company.currentKey = platformSignedKey(ctx, company.companyId, body.keyVersion as number, toPublicKey);
-	ctx.changed();
+	ctx.store.changed('companies', company.companyId);
 	return { status: 200, body: companyView(ctx, company) };
 };
 
@@ -182,7 +181,7 @@ function uncheckedRoster(ctx: SimContext, body: Record<string, unknown>): Stored
 const serveRoster: ControlRoute['run'] = (ctx, { body, params }) => {
 	const company = findCompany(ctx, params.id);
 	company.servedRosterOverride = uncheckedRoster(ctx, body);
-	ctx.changed();
+	ctx.store.changed('companies', company.companyId);
 	return { status: 200, body: companyView(ctx, company) };
 };
 
@@ -197,14 +196,14 @@ const holdRoster: ControlRoute['run'] = (ctx, { body, params }) => {
 		throw new ContractError('INVALID_REQUEST', 'rosterVersion must be an integer from 1 to 2^31-1');
 	company.rosters.push(uncheckedRoster(ctx, body));
 	company.servedRosterOverride = null;
-	ctx.changed();
+	ctx.store.changed('companies', company.companyId);
 	return { status: 201, body: companyView(ctx, company) };
 };
 
 const stopServingRoster: ControlRoute['run'] = (ctx, { params }) => {
 	const company = findCompany(ctx, params.id);
 	company.servedRosterOverride = null;
-	ctx.changed();
+	ctx.store.changed('companies', company.companyId);
 	return { status: 200, body: companyView(ctx, company) };
 };
 

@@ -60,7 +60,6 @@ export async function handleControl(ctx: SimContext, request: IncomingMessage, r
 		}
 		const body = raw.length === 0 ? {} : parseJsonObject(raw);
 		const result = match.handler.run(ctx, { body, params: match.params, query: url.searchParams });
-		if (method !== 'GET') ctx.changed();
 		if (isBytes(result)) {
 			response.writeHead(result.status, { ...result.headers, 'content-length': result.bytes.length, 'cache-control': 'no-store' });
 			response.end(result.bytes);

@@ -49,8 +49,9 @@ const seedConversations: ControlRoute['run'] = (ctx, { body, params }) => {
 		conversation.startedAtMs = ctx.clock.nowMs();
 		conversationKey.fill(0);
 		conversationIds.push(conversation.conversationId);
+		ctx.store.changed('invites', invite.inviteId);
+		ctx.store.changed('conversations', conversation.conversationId);
 	}
-	ctx.changed();
 	return { status: 201, body: { conversationIds } };
 };
 

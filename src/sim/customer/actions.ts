@@ -68,8 +68,7 @@ export function redeem(ctx: SimContext, input: RedeemInput): Customer {
 		sealedForRosterVersion: null
 	};
 	applyRedemption(customer, redemption);
-	ctx.store.customers.set(customer.customerId, customer);
-	ctx.changed();
+	ctx.store.addCustomer(customer);
 	return customer;
 }
 
@@ -82,7 +81,7 @@ export function changeDevice(ctx: SimContext, customer: Customer, input: RedeemI
 	}
 	applyRedemption(customer, redeemOnNewDevice(ctx, resolved));
 	customer.deviceChangedAtMs = ctx.clock.nowMs();
-	ctx.changed();
+	ctx.store.changed('customers', customer.customerId);
 	return customer;
 }
 
@@ -257,7 +256,7 @@ export function markReadByCustomer(ctx: SimContext, customer: Customer, upToMess
 	if (!target) throw new ContractError('NOT_FOUND', 'the company has sent no message yet');
 	const current = conversation.userReadUpTo === null ? 0 : findMessage(conversation, conversation.userReadUpTo).seq;
 	if (target.seq > current) conversation.userReadUpTo = target.messageId;
-	ctx.changed();
+	ctx.store.changed('conversations', conversation.conversationId);
 	emitMessageRead(ctx.webhooks, conversation, target.messageId);
 	return target.messageId;
 }

@@ -83,7 +83,7 @@ export function appMemoryOf(ctx: SimContext, company: Company): AppMemory {
 	let memory = ctx.store.appMemory.get(company.companyId);
 	if (!memory) {
 		memory = { signingPublicKey: company.signingPublicKey, lastSeenRosterVersion: 0 };
-		ctx.store.appMemory.set(company.companyId, memory);
+		ctx.store.setAppMemory(company.companyId, memory);
 	}
 	return memory;
 }
@@ -119,6 +119,7 @@ export function sealForRoster(
 		};
 	}
 	memory.lastSeenRosterVersion = roster.rosterVersion;
+	ctx.store.changed('appMemory', company.companyId);
 	const wraps = roster.agents.map((agent) => ({
 		agentKeyId: agent.agentKeyId,
 		rosterVersion: roster.rosterVersion,

@@ -84,9 +84,11 @@ export function createAttachment(
 		uploadedAtMs: null,
 		usedByMessageId: null
 	};
-	if (createdBy === 'company') company.uploadTimesMs.push(now);
-	ctx.store.attachments.set(attachment.attachmentId, attachment);
-	ctx.changed();
+	if (createdBy === 'company') {
+		company.uploadTimesMs.push(now);
+		ctx.store.changed('companies', company.companyId);
+	}
+	ctx.store.addAttachment(attachment);
 	return attachment;
 }
 
@@ -113,5 +115,5 @@ export function downloadRecord(ctx: SimContext, attachment: Attachment) {
 export function storeObject(ctx: SimContext, attachment: Attachment, bytes: Uint8Array): void {
 	ctx.store.objects.set(attachment.attachmentId, bytes);
 	attachment.uploadedAtMs = ctx.clock.nowMs();
-	ctx.changed();
+	ctx.store.changed('attachments', attachment.attachmentId);
 }

@@ -87,10 +87,8 @@ export function createInvitation(ctx: SimContext, company: Company, expiresInSec
 		userReadUpTo: null,
 		companyTypingUntilMs: null
 	};
-	ctx.store.conversations.set(conversation.conversationId, conversation);
-	const invite = newInvite(ctx, conversation, false, expiresInSeconds);
-	ctx.changed();
-	return invite;
+	ctx.store.addConversation(conversation);
+	return newInvite(ctx, conversation, false, expiresInSeconds);
 }
 
 /** `POST /v1/conversations/{id}/reinvite`: replaces any earlier unused re-invitation. */
@@ -102,11 +100,10 @@ export function createReinvitation(ctx: SimContext, conversation: Conversation, 
 	for (const earlier of ctx.store.invites.values()) {
 		if (earlier.conversationId === conversation.conversationId && earlier.redeemedAtMs === null && earlier.supersededAtMs === null) {
 			earlier.supersededAtMs = now;
+			ctx.store.changed('invites', earlier.inviteId);
 		}
 	}
-	const invite = newInvite(ctx, conversation, true, expiresInSeconds);
-	ctx.changed();
-	return invite;
+	return newInvite(ctx, conversation, true, expiresInSeconds);
 }
 
 /** An invitation the app may still redeem, with its conversation. */
@@ -148,7 +145,8 @@ export function startConversation(
 		conversation.startedAtMs = now;
 		conversation.agentWraps = input.agentWraps;
 	}
-	ctx.changed();
+	ctx.store.changed('invites', invite.inviteId);
+	ctx.store.changed('conversations', conversation.conversationId);
 	emitConversationStarted(ctx.webhooks, conversation, {
 		isReinvite: invite.isReinvite,
 		inviteBinding: input.inviteBinding,
@@ -192,7 +190,7 @@ export function rewrapConversation(ctx: SimContext, conversation: Conversation, 
 	}
 	conversation.wrapForUser = requireWrap(conversation, wrapForUser, 'wrapForUser');
 	conversation.status = 'active';
-	ctx.changed();
+	ctx.store.changed('conversations', conversation.conversationId);
 	emitConversationUpdated(ctx.webhooks, conversation);
 }
 
@@ -202,7 +200,7 @@ export function closeConversation(ctx: SimContext, conversation: Conversation): 
 	if (conversation.status === 'pending') throw new ContractError('CONVERSATION_PENDING', 'a pending conversation cannot be closed');
 	conversation.status = 'closed';
 	conversation.closedAtMs = ctx.clock.nowMs();
-	ctx.changed();
+	ctx.store.changed('conversations', conversation.conversationId);
 	emitConversationUpdated(ctx.webhooks, conversation);
 }
 
@@ -211,6 +209,7 @@ export function reopenIfClosed(ctx: SimContext, conversation: Conversation): voi
 	if (conversation.status !== 'closed') return;
 	conversation.status = 'active';
 	conversation.closedAtMs = null;
+	ctx.store.changed('conversations', conversation.conversationId);
 	emitConversationUpdated(ctx.webhooks, conversation);
 }
 
@@ -218,6 +217,6 @@ export function reopenIfClosed(ctx: SimContext, conversation: Conversation): voi
 export function markUserDeleted(ctx: SimContext, conversation: Conversation): void {
 	if (conversation.userDeleted) return;
 	conversation.userDeleted = true;
-	ctx.changed();
+	ctx.store.changed('conversations', conversation.conversationId);
 	emitConversationUpdated(ctx.webhooks, conversation);
 }

@@ -80,11 +80,14 @@ export function appendMessage(
 		attachment: input.attachment ? { attachmentId: input.attachment.attachmentId, size: input.attachment.size } : null,
 		createdAtMs: now
 	};
-	if (input.attachment) input.attachment.usedByMessageId = message.messageId;
+	if (input.attachment) {
+		input.attachment.usedByMessageId = message.messageId;
+		ctx.store.changed('attachments', input.attachment.attachmentId);
+	}
 	conversation.messages.push(message);
 	conversation.lastMessageAtMs = now;
 	reopenIfClosed(ctx, conversation);
-	ctx.changed();
+	ctx.store.changed('conversations', conversation.conversationId);
 	if (message.senderType === 'user') emitMessageCreated(ctx.webhooks, conversation, message);
 	return message;
 }

@@ -60,7 +60,7 @@ export const markRead: V1Handler = (ctx, request, params) => {
 	const current = conversation.companyReadUpTo === null ? null : findMessage(conversation, conversation.companyReadUpTo);
 	if (current === null || message.seq > current.seq) {
 		conversation.companyReadUpTo = message.messageId;
-		ctx.changed();
+		ctx.store.changed('conversations', conversation.conversationId);
 	}
 	return ok({ conversationId: conversation.conversationId, readUpToMessageId: conversation.companyReadUpTo });
 };
@@ -69,6 +69,7 @@ export const typing: V1Handler = (ctx, request, params) => {
 	const conversation = findConversation(ctx, request.company, params.id);
 	requireWritable(conversation);
 	conversation.companyTypingUntilMs = ctx.clock.nowMs() + TYPING_SECONDS * 1000;
+	ctx.store.changed('conversations', conversation.conversationId);
 	return ok({ conversationId: conversation.conversationId, typingUntil: isoSeconds(conversation.companyTypingUntilMs) });
 };
 

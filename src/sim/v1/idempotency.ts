@@ -52,7 +52,7 @@ export class IdempotencyGate {
 		const entries = this.ctx.store.idempotencyOf(company.companyId);
 		const now = this.ctx.clock.nowMs();
 		const stored = entries.get(key);
-		if (stored && stored.createdAtMs + IDEMPOTENCY_RETENTION_MS <= now) entries.delete(key);
+		if (stored && stored.createdAtMs + IDEMPOTENCY_RETENTION_MS <= now) this.ctx.store.dropIdempotency(company.companyId, key);
 		const entry = entries.get(key);
 		if (entry) return entry.requestHash === fingerprint ? replay(entry) : conflict();
 
@@ -75,14 +75,13 @@ export class IdempotencyGate {
 		try {
 			const response = await done;
 			if (isStored(response.status)) {
-				entries.set(key, {
+				this.ctx.store.storeIdempotency(company.companyId, key, {
 					requestHash: fingerprint,
 					status: response.status,
 					headers: response.headers ?? {},
 					body: JSON.stringify(response.body),
 					createdAtMs: now
 				});
-				this.ctx.changed();
 			}
 			return response;
 		} finally {
@@ -90,11 +89,11 @@ export class IdempotencyGate {
 		}
 	}
 
-	/** Drops keys older than 24 h (before a snapshot is written). */
+	/** Drops keys older than 24 h (before the change log is compacted into a snapshot). */
 	prune(): void {
 		const cutoff = this.ctx.clock.nowMs() - IDEMPOTENCY_RETENTION_MS;
-		for (const entries of this.ctx.store.idempotency.values()) {
-			for (const [key, entry] of entries) if (entry.createdAtMs <= cutoff) entries.delete(key);
+		for (const [companyId, entries] of this.ctx.store.idempotency) {
+			for (const [key, entry] of entries) if (entry.createdAtMs <= cutoff) this.ctx.store.dropIdempotency(companyId, key);
 		}
 	}
 }

@@ -56,7 +56,7 @@ export const uploadRoster: V1Handler = (ctx, request) => {
 	};
 	company.rosters.push(roster);
 	company.servedRosterOverride = null;
-	ctx.changed();
+	ctx.store.changed('companies', company.companyId);
 	return ok(rosterBody(roster), 201);
 };
 
@@ -99,7 +99,7 @@ export const uploadAgentWraps: V1Handler = (ctx, request, params) => {
 	const replaced = new Set(accepted.map((wrap) => wrap.agentKeyId));
 	conversation.agentWraps = [...conversation.agentWraps.filter((wrap) => !replaced.has(wrap.agentKeyId)), ...accepted];
 	conversation.agentWrapUploads = (conversation.agentWrapUploads ?? 0) + 1;
-	ctx.changed();
+	ctx.store.changed('conversations', conversation.conversationId);
 	return ok({ conversationId: conversation.conversationId, stored: accepted.length });
 };
 

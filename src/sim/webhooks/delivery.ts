@@ -64,8 +64,7 @@ export class WebhookDispatcher {
 	constructor(
 		private readonly store: Store,
 		private readonly clock: SimClock,
-		private readonly timers: SimTimers,
-		private readonly changed: () => void
+		private readonly timers: SimTimers
 	) {}
 
 	/** Creates the event and its delivery, and queues the first attempt (contract 6). */
@@ -90,8 +89,7 @@ export class WebhookDispatcher {
 			updatedAtMs: now,
 			attemptLog: []
 		};
-		this.store.deliveries.set(delivery.deliveryId, delivery);
-		this.changed();
+		this.store.addDelivery(delivery);
 		const reorder = this.faults.takeReorder(companyId);
 		if (reorder === null) {
 			this.enqueue(delivery);
@@ -123,7 +121,7 @@ export class WebhookDispatcher {
 		delivery.status = 'pending';
 		delivery.nextAttemptAtMs = this.clock.nowMs();
 		delivery.updatedAtMs = delivery.nextAttemptAtMs;
-		this.changed();
+		this.store.changed('deliveries', delivery.deliveryId);
 		this.enqueue(delivery);
 	}
 
@@ -265,7 +263,7 @@ export class WebhookDispatcher {
 			delivery.status = outcome === 'succeeded' ? 'succeeded' : 'failed';
 			delivery.nextAttemptAtMs = null;
 		}
-		this.changed();
+		this.store.changed('deliveries', delivery.deliveryId);
 	}
 
 	/** One POST with a time-out of 10 s on the simulator's clock. */
