@@ -9,6 +9,7 @@ import { BACKENDS, useDatabases } from '$test-support/databases';
 import type { Account } from './accounts';
 import type { Database } from './database';
 import { LIST_VIEWS_SQL, listConversationViews } from './conversations';
+import { COUNTS_SQL } from './conversation-counts';
 import { markReadUpTo, storeMessage } from './messages';
 
 const CONVERSATIONS = 2_000;
@@ -88,6 +89,14 @@ describe.each(BACKENDS)('a list page on %s', (backend) => {
 			expect(scans.map((node) => [node['Node Type'], node['Index Name']])).toEqual([['Index Scan', 'conversations_by_activity']]);
 			expect(rowPath(plan).map((node) => node['Node Type'])).not.toContain('Sort');
 		}
+	});
+
+	it('counts the list’s views without reading a message', async () => {
+		const db = await databases.open();
+		await seed(db);
+		const plan = await planOf(db, COUNTS_SQL, [admin.accountId, null, null, 'admin', null, null]);
+		expect(nodes(plan).filter((node) => node['Relation Name'] === 'conversation_messages')).toEqual([]);
+		expect(nodes(plan).map((node) => node['Relation Name'])).toContain('conversation_customer_messages');
 	});
 
 	it('keeps each row’s unread count as messages arrive, also one stored late below a read mark', async () => {
