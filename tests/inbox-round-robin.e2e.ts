@@ -1,8 +1,9 @@
 /**
  * Fair assignment (docs/inbox-api.md §4 "Availability", "Round-robin"): an admin turns the round-robin
  * on in the page; each conversation a customer writes to goes to the next online agent who can read it,
- * in turn, never to one who said they are away, and the thread says why. The file has a stack of its
- * own: the team's setting and the admin's key stay out of the other files' inbox.
+ * in turn, never to one who said they are away, and the thread says why. A team (§4 "Teams") made in the
+ * page has its own view and count, its conversations go to its members alone, and the report has its row.
+ * The file has a stack of its own: the team's setting and the admin's key stay out of the other files' inbox.
  */
 import type { Browser, Page } from '@playwright/test';
 import { adminTab } from './support/admin-e2e';
@@ -26,7 +27,7 @@ async function agentInOwnBrowser(browser: Browser, inbox: InboxStack, label: str
 	return { page, agent: await readyAgent(page, inbox, label) };
 }
 
-test('round-robin gives each conversation a customer writes to the next online agent, in turn, and none to an agent away', async ({
+test('round-robin gives each conversation a customer writes to the next online agent, in turn, and none to an agent away; a team’s go to its members', async ({
 	browser,
 	page,
 	inbox
@@ -101,4 +102,50 @@ test('round-robin gives each conversation a customer writes to the next online a
 	// Dee is back: the next conversation may be hers
 	await deesStatus.click();
 	await expect(deesStatus).toHaveAttribute('data-availability', 'online');
+
+	// the admin makes a team of Ben and Cy in the Policies tab (docs/inbox-api.md §4 "Teams")
+	const teams = page.getByTestId('teams-settings');
+	await teams.getByTestId('team-name').fill('Billing');
+	for (const member of [ben, cy]) await teams.getByRole('checkbox', { name: member.agent.displayName }).check();
+	await teams.getByTestId('team-save').click();
+	await expect(teams.locator('[data-team="Billing"]')).toContainText(`${ben.agent.displayName}, ${cy.agent.displayName}`);
+	await teams.scrollIntoViewIfNeeded();
+	await screenshot(page, 'teams-policy');
+
+	// Ada gives a new conversation to Billing before the customer writes: her list has the team's view, counted
+	const invitation = await inbox.invite(ada.agent);
+	const customer = await inbox.customer(invitation);
+	const billing = invitation.conversationId;
+	await openConversation(ada.page, billing);
+	const teamPicker = ada.page.getByTestId('team');
+	await teamPicker.selectOption({ label: 'Billing' });
+	await expect(ada.page.getByTestId('activity-lines')).toContainText(
+		`${ada.agent.displayName} gave this conversation to the team Billing.`
+	);
+	const byTeam = ada.page.getByTestId('view-by-team');
+	await expect(byTeam.locator('option', { hasText: 'Billing' })).toHaveText('Billing (1)');
+	await byTeam.selectOption({ label: 'Billing (1)' });
+	await expect(ada.page.getByTestId('conversation-list').locator('[data-conversation-id]')).toHaveCount(1);
+	await expect(ada.page.getByTestId('conversation-list').locator(`[data-conversation-id="${billing}"]`)).toBeVisible();
+
+	// the customer writes: the round-robin gives it to the team's members only, and says so
+	await customer.say('I was charged twice');
+	const assigneeOf = async () =>
+		(await admin.call<{ assignee: { accountId: string } | null }>('GET', `/api/conversations/${billing}`)).assignee?.accountId ?? null;
+	await expect.poll(assigneeOf, { timeout: 30_000 }).not.toBeNull();
+	const taken = await assigneeOf();
+	expect([ben.agent.accountId, cy.agent.accountId]).toContain(taken);
+	const teamMember = taken === ben.agent.accountId ? ben : cy;
+	await openConversation(teamMember.page, billing);
+	await expect(teamMember.page.getByTestId('activity-lines')).toContainText(
+		`Assigned to ${teamMember.agent.displayName} by round-robin in Billing: online, and their turn.`
+	);
+	await expect(teamMember.page.getByTestId('team')).toHaveValue(/^team_/);
+	await screenshot(teamMember.page, 'teams-thread');
+
+	// the admin's report has the team's row, counted from what happened here
+	await page.goto('/reports');
+	const row = page.getByTestId('report-by-team').locator('tbody tr', { hasText: 'Billing' });
+	await expect(row.locator('[data-figure="messagesIn"]')).toHaveText('1');
+	await expect(row.locator('[data-figure="opened"]')).toHaveText('1');
 });

@@ -19,6 +19,7 @@ import type { Delivery, DeliveryPage, ReceivedEventPage, TrustOverview } from '.
 import type {
 	AccountView,
 	CannedReply,
+	ConversationCounts,
 	ConversationNote,
 	ConversationPage,
 	ConversationView,
@@ -93,6 +94,10 @@ export const INBOX_API = {
 		undefined,
 		{ status?: ConversationStatus; trust?: Trust; limit?: number; cursor?: string | null }
 	>()('GET', '/api/conversations'),
+	countConversations: endpoint<ConversationCounts, undefined, { status?: ConversationStatus; trust?: Trust }>()(
+		'GET',
+		'/api/conversations/counts'
+	),
 	getConversation: endpoint<ConversationView>()('GET', '/api/conversations/[conversationId]'),
 	listStoredMessages: endpoint<StoredMessagePage, undefined, { afterSeq?: number; limit?: number }>()(
 		'GET',

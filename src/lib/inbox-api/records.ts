@@ -271,6 +271,22 @@ export interface ConversationPage {
 }
 
 /**
+ * The list's counts (§4 "Counts"): of the conversations the account may read, within the list's `status`
+ * and `trust` filters. `total` and `unread` (conversations with unread messages) by status and `all`;
+ * `lifecycle` by the team's state; `assignment` and `labels` over the open queue (not closed, team
+ * state `open`), `byAgent` and `labels` keyed by account and label id.
+ */
+export interface ConversationCounts {
+	total: Record<ConversationStatus | 'all', number>;
+	unread: Record<ConversationStatus | 'all', number>;
+	lifecycle: Record<TeamState, number>;
+	assignment: { mine: number; unassigned: number; all: number; byAgent: Record<string, number> };
+	labels: Record<string, number>;
+	/** Open conversations per team id (§4 "Teams"). */
+	teams: Record<string, number>;
+}
+
+/**
  * A message as the inbox stored it (§4 `GET …/messages`), the same fields as a `/v1` history item; `seq` is
  * null for one the service delivered without it (the inbox shows it first, never hides it).
  */

@@ -51,6 +51,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 	'/api/events': { GET: 'session' },
 	'/api/demo/key-backup': { GET: 'session' },
 	'/api/conversations': { GET: 'session' },
+	'/api/conversations/counts': { GET: 'session' },
 	'/api/conversations/[conversationId]': { GET: 'session' },
 	'/api/conversations/[conversationId]/messages': { GET: 'conversationAgent' },
 	'/api/conversations/[conversationId]/notes': { GET: 'conversationAgent', POST: 'conversationAgent' },

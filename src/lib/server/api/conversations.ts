@@ -13,6 +13,7 @@ import { ID_RULE, readIdempotencyKey } from '../../crypto/rules';
 import { isAccountId } from '../db/accounts';
 import { changeTeamState, parseTeamStateChange } from '../conversations/lifecycle';
 import { requireConversationView, listConversationViews, type Trust } from '../db/conversations';
+import { countConversationViews } from '../db/conversation-counts';
 import { listStoredMessages } from '../db/messages';
 import { appendLiveEvent, newestLiveEventId } from '../db/live-events';
 import { readJsonObject, BODY_LIMITS } from '../http/responses';
@@ -64,6 +65,16 @@ export const listConversations = handle(API.listConversations, async (event, inb
 	const nextCursor =
 		hasMore && last ? b64uEncode(new TextEncoder().encode(JSON.stringify([last.lastActivityAt, last.conversationId]))) : null;
 	return answer(API.listConversations, { data: views, nextCursor, liveEventId });
+});
+
+/** The list's counts with the list's filters (docs/inbox-api.md §4 "Counts"): what the account may read. */
+export const countConversations = handle(API.countConversations, async (event, inbox) => {
+	const { account } = requireSession(event);
+	const counts = await countConversationViews(inbox.db, account, {
+		status: queryChoice<ConversationStatus>(event, 'status', CONVERSATION_STATUSES),
+		trust: queryChoice(event, 'trust', TRUSTS)
+	});
+	return answer(API.countConversations, counts);
 });
 
 export const getConversation = handle(API.getConversation, async (event, inbox) => {

@@ -227,12 +227,18 @@ interface ViewRow {
 	first_reply_at: Date | null;
 }
 
+/** Whether the key `$2` with public key `$3` is in the latest roster. */
+export const IN_LATEST_ROSTER = `(select exists (select 1 from roster_versions rv, jsonb_array_elements(rv.agents) ra
+	          where rv.roster_version = (select max(roster_version) from roster_versions)
+	            and ra ->> 'agentKeyId' = $2 and ra ->> 'publicKey' = $3))`;
+
+/** The customer's messages of conversation `c` after the read mark `r` of the account (migration 33). */
+export const UNREAD_MESSAGES = `coalesce(customer.stored - coalesce(r.customer_messages_read, 0), 0)`;
+
 const VIEW_SELECT = `
 	select c.conversation_id, c.status, c.trust, c.rewrap_state, c.rewrap_error, c.key_version, c.user_deleted,
 	       c.created_at, c.started_at, c.last_activity_at, c.closed_at,
-	       (select count(*)::int from conversation_messages m
-	          where m.conversation_id = c.conversation_id and m.sender_type = 'user'
-	            and m.seq > coalesce(r.read_up_to_seq, 0)) as unread_count,
+	       ${UNREAD_MESSAGES} as unread_count,
 	       coalesce((select jsonb_agg(jsonb_build_object('agentKeyId', w.agent_key_id, 'rosterVersion', w.roster_version, 'wrap', w.wrap))
 	          from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2), '[]'::jsonb) as agent_wraps,
 	       ${KEY_EVENTS_SELECT} as key_events,
@@ -248,14 +254,13 @@ const VIEW_SELECT = `
 	       coalesce((select jsonb_agg(o.conversation_id order by o.created_at) from conversations o
 	          where c.customer_group is not null and o.customer_group = c.customer_group and o.conversation_id <> c.conversation_id),
 	         '[]'::jsonb) as linked_conversations,
-	       (select exists (select 1 from roster_versions rv, jsonb_array_elements(rv.agents) ra
-	          where rv.roster_version = (select max(roster_version) from roster_versions)
-	            and ra ->> 'agentKeyId' = $2 and ra ->> 'publicKey' = $3)) as in_roster
+	       ${IN_LATEST_ROSTER} as in_roster
 	from conversations c
 	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1
 	left join accounts assignee on assignee.account_id = c.assignee_id
 	left join teams team on team.team_id = c.team_id
-	left join conversation_response_facts response on response.conversation_id = c.conversation_id`;
+	left join conversation_response_facts response on response.conversation_id = c.conversation_id
+	left join conversation_customer_messages customer on customer.conversation_id = c.conversation_id`;
 
 /**
  * The row as `account` may see it (docs/inbox-api.md §1 "Access"): whole for an admin or an agent of the

@@ -1,15 +1,19 @@
 /**
- * The cost of a page of the list (docs/inbox-api.md §4 "Cost of a page"): on both stores the planner
- * counts a row's unread messages from the partial index of the customer's messages, from the account's
- * read mark on, never by reading the conversation's whole history; and the counts are right.
+ * The cost of a page of the list and of its counts (docs/inbox-api.md §4 "Cost of a page"): on both
+ * stores a page reads the conversations in order from the index of their last activity, first page or
+ * deep, and takes each row's unread count from the kept counts (migration 33), never reading a message;
+ * the counts read no message either; and the kept counts are right, also for a message stored late.
  */
 import { describe, expect, it } from 'vitest';
 import { BACKENDS, useDatabases } from '$test-support/databases';
 import type { Account } from './accounts';
+import type { Database } from './database';
 import { LIST_VIEWS_SQL, listConversationViews } from './conversations';
+import { COUNTS_SQL } from './conversation-counts';
+import { markReadUpTo, storeMessage } from './messages';
 
-const CONVERSATIONS = 60;
-const MESSAGES_EACH = 300;
+const CONVERSATIONS = 2_000;
+const MESSAGES_EACH = 30;
 
 const admin: Account = {
 	accountId: 'acc_admin',
@@ -24,51 +28,104 @@ const admin: Account = {
 	roleGrantedBy: null
 };
 
-type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] };
+type PlanNode = {
+	'Node Type': string;
+	'Relation Name'?: string;
+	'Index Name'?: string;
+	'Parent Relationship'?: string;
+	Plans?: PlanNode[];
+};
 
 function nodes(plan: PlanNode): PlanNode[] {
 	return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
 }
 
+/** The nodes the page's rows flow through, without the subplans computed for each row. */
+function rowPath(plan: PlanNode): PlanNode[] {
+	const children = (plan.Plans ?? []).filter((child) => !['SubPlan', 'InitPlan'].includes(child['Parent Relationship'] ?? ''));
+	return [plan, ...children.flatMap(rowPath)];
+}
+
+async function planOf(db: Database, sql: string, parameters: unknown[]): Promise<PlanNode> {
+	const [{ 'QUERY PLAN': plan }] = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] | string }>(
+		`explain (format json) ${sql}`,
+		parameters
+	);
+	return (typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan;
+}
+
+/** 2,000 conversations of 30 messages, two in three the customer's; the admin read conv_1 up to seq 27. */
+async function seed(db: Database): Promise<void> {
+	await db.query(
+		`insert into accounts (account_id, username, display_name, role, password_hash, created_at, role_since)
+		 values ('acc_admin', 'admin', 'Admin', 'admin', 'x', now(), now())`
+	);
+	await db.query(
+		`insert into conversations (conversation_id, status, created_at, last_activity_at, updated_at)
+		 select 'conv_' || n, 'active', now(), now() - n * interval '1 minute', now() from generate_series(1, $1::int) n`,
+		[CONVERSATIONS]
+	);
+	await db.query(
+		`insert into conversation_messages (message_id, conversation_id, seq, sender_type, content_type, encryption, created_at)
+		 select 'msg_' || c || '_' || s, 'conv_' || c, s, case when s % 3 = 0 then 'company' else 'user' end, 'text', '{}'::jsonb, now()
+		 from generate_series(1, $1::int) c, generate_series(1, $2::int) s`,
+		[CONVERSATIONS, MESSAGES_EACH]
+	);
+	expect(await markReadUpTo(db, 'acc_admin', 'conv_1', 'msg_1_27', new Date())).toBe(true);
+	await db.query('analyze');
+}
+
 describe.each(BACKENDS)('a list page on %s', (backend) => {
 	const databases = useDatabases(backend);
 
-	it('counts unread messages from the index of the customer’s messages, not from the whole history', async () => {
+	it('reads the conversations in order from the activity index and no message, first page or deep', async () => {
 		const db = await databases.open();
-		await db.query(
-			`insert into accounts (account_id, username, display_name, role, password_hash, created_at, role_since)
-			 values ('acc_admin', 'admin', 'Admin', 'admin', 'x', now(), now())`
-		);
-		await db.query(
-			`insert into conversations (conversation_id, status, created_at, last_activity_at, updated_at)
-			 select 'conv_' || n, 'active', now(), now() - n * interval '1 minute', now() from generate_series(1, $1::int) n`,
-			[CONVERSATIONS]
-		);
-		await db.query(
-			`insert into conversation_messages (message_id, conversation_id, seq, sender_type, content_type, encryption, created_at)
-			 select 'msg_' || c || '_' || s, 'conv_' || c, s, case when s % 3 = 0 then 'company' else 'user' end, 'text', '{}'::jsonb, now()
-			 from generate_series(1, $1::int) c, generate_series(1, $2::int) s`,
-			[CONVERSATIONS, MESSAGES_EACH]
-		);
-		await db.query(
-			`insert into agent_reads (account_id, conversation_id, read_up_to_seq, updated_at) values ('acc_admin', 'conv_1', 270, now())`
-		);
-		await db.query('analyze');
+		await seed(db);
+		const cursor = [new Date(Date.now() - 30 * 60_000).toISOString(), 'conv_30'];
+		for (const after of [[null, null], cursor]) {
+			const plan = await planOf(db, LIST_VIEWS_SQL, [admin.accountId, null, null, null, null, ...after, 11]);
+			expect(nodes(plan).filter((node) => node['Relation Name'] === 'conversation_messages')).toEqual([]);
+			const scans = rowPath(plan).filter((node) => node['Relation Name'] === 'conversations');
+			expect(scans.map((node) => [node['Node Type'], node['Index Name']])).toEqual([['Index Scan', 'conversations_by_activity']]);
+			expect(rowPath(plan).map((node) => node['Node Type'])).not.toContain('Sort');
+		}
+	});
 
-		const parameters = [admin.accountId, null, null, null, null, null, null, 51];
-		const [{ 'QUERY PLAN': plan }] = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] | string }>(
-			`explain (format json) ${LIST_VIEWS_SQL}`,
-			parameters
-		);
-		const all = nodes((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan);
-		const onMessages = all.filter((node) => node['Relation Name'] === 'conversation_messages');
-		expect(onMessages.map((node) => node['Node Type'])).not.toContain('Seq Scan');
-		// an index scan, or a bitmap scan whose index node names it
-		expect(all.map((node) => node['Index Name'])).toContain('conversation_messages_unread');
+	it('counts the list’s views without reading a message', async () => {
+		const db = await databases.open();
+		await seed(db);
+		const plan = await planOf(db, COUNTS_SQL, [admin.accountId, null, null, 'admin', null, null]);
+		expect(nodes(plan).filter((node) => node['Relation Name'] === 'conversation_messages')).toEqual([]);
+		expect(nodes(plan).map((node) => node['Relation Name'])).toContain('conversation_customer_messages');
+	});
 
-		const { views } = await listConversationViews(db, admin, { limit: 50 });
-		const unread = new Map(views.map((view) => [view.conversationId, view.unreadCount]));
-		// 200 of each 300 messages are the customer's; conv_1 is read up to seq 270, after which 20 are theirs
-		expect([unread.get('conv_1'), unread.get('conv_2'), views.length]).toEqual([20, 200, 50]);
+	it('keeps each row’s unread count as messages arrive, also one stored late below a read mark', async () => {
+		const db = await databases.open();
+		await seed(db);
+		const unreadCounts = async () =>
+			new Map((await listConversationViews(db, admin, { limit: 50 })).views.map((view) => [view.conversationId, view.unreadCount]));
+		// 20 of each 30 messages are the customer's; conv_1 is read up to seq 27, after which 2 are theirs
+		expect([(await unreadCounts()).get('conv_1'), (await unreadCounts()).get('conv_2'), (await unreadCounts()).size]).toEqual([2, 20, 50]);
+
+		const message = (seq: number, senderType: 'user' | 'company') => ({
+			messageId: `msg_late_${seq}`,
+			conversationId: 'conv_1',
+			seq,
+			senderType,
+			contentType: 'text',
+			encryption: {} as never,
+			attachment: null,
+			createdAt: new Date().toISOString()
+		});
+		await storeMessage(db, message(31, 'user'), null);
+		await storeMessage(db, message(32, 'company'), null);
+		expect((await unreadCounts()).get('conv_1')).toBe(3);
+		// stored late with seq 1, below the mark at 27: the mark covers it, so it is not unread
+		await db.query('delete from conversation_messages where message_id = $1', ['msg_1_1']);
+		await storeMessage(db, { ...message(1, 'user'), messageId: 'msg_late_1' }, null);
+		await markReadUpTo(db, 'acc_admin', 'conv_1', 'msg_late_31', new Date());
+		expect((await unreadCounts()).get('conv_1')).toBe(0);
+		expect(await markReadUpTo(db, 'acc_admin', 'conv_1', 'msg_1_3', new Date())).toBe(true);
+		expect((await unreadCounts()).get('conv_1')).toBe(0);
 	});
 });

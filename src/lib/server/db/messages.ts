@@ -99,7 +99,12 @@ export async function listStoredMessages(
 	return { messages, hasMore: rows.length > limit };
 }
 
-/** Moves the account's read pointer forward to the stored message; false when that message is unknown here. */
+/**
+ * Moves the account's read pointer forward to the stored message; false when that message is unknown here.
+ * The mark keeps how many of the customer's messages it covers (migration 33): counted as those stored less
+ * those after the mark, under the lock of the conversation's count, so a message stored meanwhile is
+ * counted by this statement or moves the mark's count itself, never neither.
+ */
 export async function markReadUpTo(
 	tx: Queryable,
 	accountId: string,
@@ -107,11 +112,22 @@ export async function markReadUpTo(
 	messageId: string,
 	now: Date
 ): Promise<boolean> {
+	await tx.query(
+		`insert into conversation_customer_messages as kept (conversation_id, stored) values ($1, 0)
+		 on conflict (conversation_id) do update set stored = kept.stored`,
+		[conversationId]
+	);
 	const rows = await tx.query(
-		`insert into agent_reads (account_id, conversation_id, read_up_to_seq, updated_at)
-		 select $1, $2, m.seq, $4 from conversation_messages m where m.message_id = $3 and m.conversation_id = $2 and m.seq is not null
+		`insert into agent_reads (account_id, conversation_id, read_up_to_seq, customer_messages_read, updated_at)
+		 select $1, $2, m.seq, kept.stored - (select count(*) from conversation_messages after
+		   where after.conversation_id = $2 and after.sender_type = 'user' and after.seq > m.seq), $4
+		 from conversation_messages m, conversation_customer_messages kept
+		 where m.message_id = $3 and m.conversation_id = $2 and m.seq is not null and kept.conversation_id = $2
 		 on conflict (account_id, conversation_id)
-		 do update set read_up_to_seq = greatest(agent_reads.read_up_to_seq, excluded.read_up_to_seq), updated_at = excluded.updated_at
+		 do update set read_up_to_seq = greatest(agent_reads.read_up_to_seq, excluded.read_up_to_seq),
+		   customer_messages_read = case when excluded.read_up_to_seq > agent_reads.read_up_to_seq
+		     then excluded.customer_messages_read else agent_reads.customer_messages_read end,
+		   updated_at = excluded.updated_at
 		 returning read_up_to_seq`,
 		[accountId, conversationId, messageId, now]
 	);

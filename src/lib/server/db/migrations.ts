@@ -715,5 +715,47 @@ create index team_members_by_account on team_members (account_id);
 alter table conversations add column team_id text references teams (team_id) on delete set null;
 create index conversations_by_team on conversations (team_id) where team_id is not null;
 `
+	},
+	{
+		version: 33,
+		name: 'unread counts and the list order from kept columns',
+		sql: `
+-- A list page costs the same at any history size (docs/inbox-api.md §4 "Cost of a page"). Each
+-- conversation's count of the customer's messages (with a seq) is kept by the statement that stores them,
+-- and each read mark keeps how many of them it covers: a row's unread count is their difference. A
+-- message stored late, below a mark, moves that mark's count too. A mark takes this row's lock before
+-- it counts (db/messages.ts markReadUpTo), so a mark and a message stored at once never miss each other.
+create table conversation_customer_messages (
+	conversation_id text primary key,
+	stored integer not null
+);
+alter table agent_reads add column customer_messages_read integer not null default 0;
+
+create function keep_customer_message_counts() returns trigger language plpgsql as $$
+begin
+	insert into conversation_customer_messages as kept (conversation_id, stored)
+	select conversation_id, count(*) from new_messages where sender_type = 'user' and seq is not null
+	group by conversation_id order by conversation_id
+	on conflict (conversation_id) do update set stored = kept.stored + excluded.stored;
+	update agent_reads r set customer_messages_read = r.customer_messages_read + below.messages
+	from (select mark.account_id, mark.conversation_id, count(*) as messages
+	      from new_messages m join agent_reads mark on mark.conversation_id = m.conversation_id and m.seq <= mark.read_up_to_seq
+	      where m.sender_type = 'user' group by mark.account_id, mark.conversation_id) below
+	where r.account_id = below.account_id and r.conversation_id = below.conversation_id;
+	return null;
+end $$;
+create trigger conversation_messages_counted after insert on conversation_messages
+	referencing new table as new_messages for each statement execute function keep_customer_message_counts();
+
+insert into conversation_customer_messages (conversation_id, stored)
+select conversation_id, count(*) from conversation_messages where sender_type = 'user' and seq is not null group by conversation_id;
+update agent_reads r set customer_messages_read = (
+	select count(*) from conversation_messages m where m.conversation_id = r.conversation_id and m.sender_type = 'user' and m.seq <= r.read_up_to_seq
+);
+
+-- The list's order (last activity, then id, both descending) and its cursor, read backwards from one index.
+drop index conversations_activity;
+create index conversations_by_activity on conversations (last_activity_at, conversation_id);
+`
 	}
 ];

@@ -72,6 +72,7 @@ function everyCall(conversationId: string): Call[] {
 		deliveryId: 'dlv_nothing00',
 		jobId: 'gjb_nothing00',
 		labelId: 'lbl_nothing00',
+		teamId: 'team_nothing00',
 		replyId: 'cr_nothing000',
 		script: 'nothing.mjs'
 	};

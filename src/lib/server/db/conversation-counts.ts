@@ -1,0 +1,96 @@
+/**
+ * The list's counts (docs/inbox-api.md §4 "Counts"): how many of the conversations the account may read
+ * are in each of the list's views, from kept columns (the unread counts of migration 33), in one
+ * statement, without reading a message.
+ */
+import type { ConversationCounts, TeamState } from '../../inbox-api/records';
+import type { ConversationStatus } from '../../wire/v1';
+import type { Account } from './accounts';
+import type { Queryable } from './database';
+import { IN_LATEST_ROSTER, UNREAD_MESSAGES, type Trust } from './conversations';
+
+/**
+ * `$1`–`$3` the account, its key and public key; `$4` what it may read (`admin`: all; `agent`: what its
+ * key of the latest roster is sealed for; anything else: nothing); `$5`, `$6` the list's filters.
+ */
+export const COUNTS_SQL = `
+with readable as materialized (
+	select c.conversation_id, c.status, c.team_state, c.assignee_id, c.team_id, ${UNREAD_MESSAGES} > 0 as unread
+	from conversations c
+	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1
+	left join conversation_customer_messages customer on customer.conversation_id = c.conversation_id
+	where ($4::text = 'admin'
+	       or ($4::text = 'agent' and ${IN_LATEST_ROSTER}
+	           and exists (select 1 from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2)))
+	  and ($5::text is null or c.status = $5) and ($6::text is null or c.trust = $6)
+)
+select
+	(select coalesce(jsonb_agg(g), '[]'::jsonb) from (
+		select status, team_state, assignee_id, unread, count(*)::int as conversations
+		from readable group by status, team_state, assignee_id, unread) g) as groups,
+	(select coalesce(jsonb_object_agg(label_id, conversations), '{}'::jsonb) from (
+		select l.label_id, count(*)::int as conversations from readable o join conversation_labels l on l.conversation_id = o.conversation_id
+		where o.status <> 'closed' and o.team_state = 'open' group by l.label_id) labelled) as labels,
+	(select coalesce(jsonb_object_agg(team_id, conversations), '{}'::jsonb) from (
+		select team_id, count(*)::int as conversations from readable
+		where team_id is not null and status <> 'closed' and team_state = 'open' group by team_id) teamed) as teams`;
+
+interface CountGroup {
+	status: ConversationStatus;
+	team_state: TeamState;
+	assignee_id: string | null;
+	unread: boolean;
+	conversations: number;
+}
+
+function emptyCounts(): ConversationCounts {
+	const byStatus = () => ({ all: 0, active: 0, awaiting_key: 0, pending: 0, closed: 0 });
+	return {
+		total: byStatus(),
+		unread: byStatus(),
+		lifecycle: { open: 0, snoozed: 0, resolved: 0 },
+		assignment: { mine: 0, unassigned: 0, all: 0, byAgent: {} },
+		labels: {},
+		teams: {}
+	};
+}
+
+function addGroup(counts: ConversationCounts, group: CountGroup, myAccountId: string): void {
+	const { conversations: n } = group;
+	counts.total.all += n;
+	counts.total[group.status] += n;
+	if (group.unread) {
+		counts.unread.all += n;
+		counts.unread[group.status] += n;
+	}
+	counts.lifecycle[group.team_state] += n;
+	if (group.status === 'closed' || group.team_state !== 'open') return;
+	const { assignment } = counts;
+	assignment.all += n;
+	if (group.assignee_id === null) assignment.unassigned += n;
+	else {
+		assignment.byAgent[group.assignee_id] = (assignment.byAgent[group.assignee_id] ?? 0) + n;
+		if (group.assignee_id === myAccountId) assignment.mine += n;
+	}
+}
+
+/** The counts of the list `account` gets with these filters (docs/inbox-api.md §4 "Counts"). */
+export async function countConversationViews(
+	db: Queryable,
+	account: Account,
+	filter: { status?: ConversationStatus; trust?: Trust }
+): Promise<ConversationCounts> {
+	const [row] = await db.query<{ groups: CountGroup[]; labels: Record<string, number>; teams: Record<string, number> }>(COUNTS_SQL, [
+		account.accountId,
+		account.agentKeyId,
+		account.agentPublicKey,
+		account.disabledAt ? 'disabled' : account.role,
+		filter.status ?? null,
+		filter.trust ?? null
+	]);
+	const counts = emptyCounts();
+	for (const group of row.groups) addGroup(counts, group, account.accountId);
+	counts.labels = row.labels;
+	counts.teams = row.teams;
+	return counts;
+}
