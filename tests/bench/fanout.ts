@@ -23,7 +23,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const STREAM_COUNTS = [100, 1000];
 const CONVERSATIONS = 20;
 /** The default per-account cap; one session per agent holds all of its streams (the session cap is raised to match). */
-const STREAMS_PER_ACCOUNT = 30;
+export const STREAMS_PER_ACCOUNT = 30;
 /** After the load, how long the streams may go without receiving anything before what is missing counts as lost. */
 const QUIET_MS = 15_000;
 const TARGET_ACK_P99_MS = 50;
@@ -47,7 +47,7 @@ export interface FanoutResult {
 }
 
 /** The messages of one run, by index: when each webhook left and whether it was acknowledged. */
-class RunMessages {
+export class RunMessages {
 	readonly sentAt: Float64Array;
 	readonly acknowledged: Uint8Array;
 	readonly deliveries: number[] = [];
@@ -63,7 +63,7 @@ class RunMessages {
 }
 
 /** One SSE stream read with node:http; it notes each `message.created` of the current run once. */
-class BenchStream {
+export class BenchStream {
 	readonly ready: Promise<void>;
 	#markReady: (() => void) | undefined;
 	#run: RunMessages | undefined;
@@ -137,14 +137,14 @@ class BenchStream {
 	}
 }
 
-interface Team {
+export interface Team {
 	stack: Stack;
 	agents: TestAgent[];
 	conversationIds: string[];
 }
 
 /** Agents of the latest roster, then conversations their customers start, sealed for every one of them. */
-async function team(stack: Stack, agentCount: number): Promise<Team> {
+export async function team(stack: Stack, agentCount: number): Promise<Team> {
 	const admin = await InboxClient.loggedIn(stack.inbox.url, ADMIN.username, ADMIN.password);
 	const agents: TestAgent[] = [];
 	for (let index = 0; index < agentCount; index++) agents.push(await newAgent(admin, 'fanout'));
@@ -174,14 +174,9 @@ let runCounter = 0;
 
 /** Opens `streamCount` streams, offers the load, waits for the deliveries to end, and closes the streams. */
 async function fanoutRun(team: Team, streamCount: number): Promise<FanoutResult> {
-	const url = new URL(team.stack.inbox.url);
 	const connections = new Agent({ keepAlive: false, maxSockets: Infinity });
-	const streams = Array.from(
-		{ length: streamCount },
-		(_, index) => new BenchStream(url, team.agents[Math.floor(index / STREAMS_PER_ACCOUNT)].client.cookie!, connections)
-	);
+	const streams = await openStreams(team, streamCount, connections);
 	try {
-		await Promise.all(streams.map((stream) => stream.ready));
 		await settle(team.stack.inbox.process.child.pid!);
 		const total = Math.round(OFFERED_RATE * SECONDS);
 		const run = new RunMessages(`msg_fan${process.pid}r${++runCounter}x`, total);
@@ -241,12 +236,28 @@ function row(result: FanoutResult, reference: FanoutResult): string {
 	return `  ${String(result.streams).padStart(5)} streams: ${result.events} events, ack p50 ${result.ack.p50.toFixed(1).padStart(6)} ms   p99 ${result.ack.p99.toFixed(1).padStart(6)} ms   ${delivery} (load ${result.load.toFixed(2)}${ratio})`;
 }
 
+/** The product on PGlite with the simulator and the admin, each account allowed `STREAMS_PER_ACCOUNT` streams. */
+export function startFanoutStack(): Promise<Stack> {
+	const dataDir = mkdtempSync(join(tmpdir(), 'bench-fanout-'));
+	const caps = { CAP_STREAMS_PER_SESSION: String(STREAMS_PER_ACCOUNT), CAP_STREAMS_PER_ACCOUNT: String(STREAMS_PER_ACCOUNT) };
+	return startStack({ dataDir, accounts: [ADMIN], prepare: () => seedPgliteDataDir(dataDir), inboxEnv: caps });
+}
+
+/** Opens `count` streams spread over the team's agents, each account up to `STREAMS_PER_ACCOUNT`; resolves once all are ready. */
+export async function openStreams(team: Team, count: number, connections: Agent): Promise<BenchStream[]> {
+	const url = new URL(team.stack.inbox.url);
+	const streams = Array.from(
+		{ length: count },
+		(_, index) => new BenchStream(url, team.agents[Math.floor(index / STREAMS_PER_ACCOUNT)].client.cookie!, connections)
+	);
+	await Promise.all(streams.map((stream) => stream.ready));
+	return streams;
+}
+
 /** The runs with 0 (the reference), 100 and 1,000 streams; the last is the 1,000-stream run. */
 export async function fanoutBench(): Promise<FanoutResult[]> {
-	const dataDir = mkdtempSync(join(tmpdir(), 'bench-fanout-'));
 	const agentCount = Math.ceil(Math.max(...STREAM_COUNTS) / STREAMS_PER_ACCOUNT);
-	const caps = { CAP_STREAMS_PER_SESSION: String(STREAMS_PER_ACCOUNT), CAP_STREAMS_PER_ACCOUNT: String(STREAMS_PER_ACCOUNT) };
-	const stack = await startStack({ dataDir, accounts: [ADMIN], prepare: () => seedPgliteDataDir(dataDir), inboxEnv: caps });
+	const stack = await startFanoutStack();
 	try {
 		console.log(
 			`\nFan-out on PGlite: ${agentCount} agents of the roster, one session each with up to ${STREAMS_PER_ACCOUNT} streams (CAP_STREAMS_PER_SESSION raised to ${STREAMS_PER_ACCOUNT}, the per-account cap), ${CONVERSATIONS} conversations sealed for all of them; preparing...`
