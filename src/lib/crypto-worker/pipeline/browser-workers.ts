@@ -1,8 +1,12 @@
 /**
  * The chunk workers of the browser (docs/crypto-worker.md, "Parallel chunks"): module Workers started
- * by the crypto worker itself, so F passes only between our workers, never through the page.
+ * by the crypto worker itself from its own script, so F passes only between our workers, never through
+ * the page, and libsodium is fetched once for all of them.
  */
+import { CHUNK_WORKER_NAME } from './chunk-worker-entry';
 import { ChunkWorkerPool } from './pool';
+
+declare const self: DedicatedWorkerGlobalScope;
 
 /**
  * One chunk worker per core beside the crypto worker, which hashes; at least one, at most four: past
@@ -16,7 +20,7 @@ export function chunkWorkerCount(hardwareConcurrency: number): number {
 
 export function browserChunkWorkerPool(size: number): ChunkWorkerPool {
 	return new ChunkWorkerPool((events) => {
-		const worker = new Worker(new URL('./chunk-worker-entry.ts', import.meta.url), { type: 'module', name: 'inbox-chunks' });
+		const worker = new Worker(self.location.href, { type: 'module', name: CHUNK_WORKER_NAME });
 		worker.addEventListener('message', (event) => events.message(event.data));
 		worker.addEventListener('error', (event) => {
 			event.preventDefault();
