@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DamagedIndexError } from './byte-stream';
 import { MAX_HITS, MessageIndex, snippetOf, wordMatcher, type IndexedMessage } from './message-index';
 
 const message = (messageId: string, text: string, overrides: Partial<IndexedMessage> = {}): IndexedMessage => ({
@@ -73,11 +74,20 @@ describe('the message index (docs/search.md)', () => {
 		expect(ids(restored, 'lamp')).toEqual(['msg_1']);
 		expect(restored.size).toBe(2);
 		expect(restored.removeConversation('conv_b')).toBe(1);
-		expect(() => MessageIndex.restore('{"format":"something else","version":1,"conversations":{}}')).toThrow(
-			'not a search index of this version'
+		const bytes = (text: string) => new TextEncoder().encode(text);
+		const formerFormat = { format: 'inbox-search-index', version: 2, chunks: {}, rows: [], nextId: 1 };
+		expect(() => MessageIndex.restore(bytes(JSON.stringify(formerFormat)))).toThrow('not a search index');
+		expect(() => MessageIndex.restore(bytes('inbox'))).toThrow('not a search index');
+		const serialized = index.serialize();
+		const versionAt = 'inbox-search-index/'.length;
+		const nextVersion = serialized.slice();
+		nextVersion[versionAt]++;
+		expect(() => MessageIndex.restore(nextVersion)).toThrow(
+			`a search index of version ${serialized[versionAt] + 1}, not ${serialized[versionAt]}`
 		);
-		expect(() => MessageIndex.restore(JSON.stringify({ ...JSON.parse(index.serialize()), version: 1 }))).toThrow();
-		expect(() => MessageIndex.restore('not json')).toThrow();
+		for (const length of [versionAt + 1, serialized.length - 1])
+			expect(() => MessageIndex.restore(serialized.subarray(0, length))).toThrow(DamagedIndexError);
+		expect(() => MessageIndex.restore(new Uint8Array([...serialized, 0]))).toThrow('bytes after the end');
 	});
 
 	it('marks the matched words in a window around the first one', () => {

@@ -1,0 +1,169 @@
+/**
+ * The inverted index under the message index (docs/search.md, "The index"): a dictionary of folded
+ * words, each with its postings, the ordinals of the messages that contain it, ascending, in a typed
+ * array; the words are also kept sorted, so those that begin with a prefix are one range found by
+ * binary search. Ordinals are added in ascending order only, which keeps every list sorted for free.
+ */
+import { DamagedIndexError, type ByteReader, type ByteWriter } from './byte-stream';
+
+const EMPTY = new Int32Array(0);
+
+/** The first position at or after `from` whose ordinal is at least `target` (galloping, then binary search). */
+export function seek(list: Int32Array, from: number, target: number): number {
+	let step = 1;
+	let low = from;
+	let high = from;
+	while (high < list.length && list[high] < target) {
+		low = high + 1;
+		high += step;
+		step *= 2;
+	}
+	high = Math.min(high, list.length);
+	while (low < high) {
+		const middle = (low + high) >>> 1;
+		if (list[middle] < target) low = middle + 1;
+		else high = middle;
+	}
+	return low;
+}
+
+/** The ordinals in both sorted lists: the shorter one walked, the longer one galloped through. */
+export function intersect(a: Int32Array, b: Int32Array): Int32Array {
+	const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+	const out = new Int32Array(short.length);
+	let found = 0;
+	let at = 0;
+	for (let i = 0; i < short.length && at < long.length; i++) {
+		at = seek(long, at, short[i]);
+		if (long[at] === short[i]) out[found++] = short[i];
+	}
+	return out.subarray(0, found);
+}
+
+/** The candidates found in at least one of the lists. */
+export function inAny(candidates: Int32Array, lists: readonly Int32Array[]): Int32Array {
+	if (lists.length === 1) return intersect(candidates, lists[0]);
+	const found = new Uint8Array(candidates.length);
+	for (const list of lists) {
+		let at = 0;
+		for (let i = 0; i < candidates.length && at < list.length; i++) {
+			at = seek(list, at, candidates[i]);
+			if (list[at] === candidates[i]) found[i] = 1;
+		}
+	}
+	return candidates.filter((_, i) => found[i] === 1);
+}
+
+export class TermIndex {
+	private readonly termNumbers = new Map<string, number>();
+	private readonly terms: string[] = [];
+	private readonly postings: Int32Array[] = [];
+	private readonly counts: number[] = [];
+	/** Term numbers in the order of their terms; those from `sortedUpTo` on are added at the next prefix query. */
+	private sorted: number[] = [];
+	private sortedUpTo = 0;
+
+	get termCount(): number {
+		return this.terms.length;
+	}
+
+	/** Records that the message `ordinal` (not lower than any added before) contains `term`. */
+	add(ordinal: number, term: string): void {
+		let number = this.termNumbers.get(term);
+		if (number === undefined) {
+			number = this.terms.length;
+			this.termNumbers.set(term, number);
+			this.terms.push(term);
+			this.postings.push(new Int32Array(2));
+			this.counts.push(0);
+		}
+		const count = this.counts[number];
+		let list = this.postings[number];
+		if (count > 0 && list[count - 1] === ordinal) return;
+		if (count === list.length) {
+			list = new Int32Array(Math.ceil(count * 1.5) + 2);
+			list.set(this.postings[number]);
+			this.postings[number] = list;
+		}
+		list[count] = ordinal;
+		this.counts[number] = count + 1;
+	}
+
+	/** The messages containing exactly this word. */
+	exact(term: string): Int32Array {
+		const number = this.termNumbers.get(term);
+		return number === undefined ? EMPTY : this.postings[number].subarray(0, this.counts[number]);
+	}
+
+	/** The postings of every word that begins with `prefix`. */
+	prefixed(prefix: string): Int32Array[] {
+		this.sortNewTerms();
+		let low = 0;
+		let high = this.sorted.length;
+		while (low < high) {
+			const middle = (low + high) >>> 1;
+			if (this.terms[this.sorted[middle]] < prefix) low = middle + 1;
+			else high = middle;
+		}
+		const lists: Int32Array[] = [];
+		for (let i = low; i < this.sorted.length && this.terms[this.sorted[i]].startsWith(prefix); i++)
+			lists.push(this.postings[this.sorted[i]].subarray(0, this.counts[this.sorted[i]]));
+		return lists;
+	}
+
+	private sortNewTerms(): void {
+		if (this.sortedUpTo === this.terms.length) return;
+		const added = this.terms.slice(this.sortedUpTo).sort();
+		const merged: number[] = [];
+		let i = 0;
+		let j = 0;
+		while (i < this.sorted.length || j < added.length) {
+			const takeSorted = j === added.length || (i < this.sorted.length && this.terms[this.sorted[i]] < added[j]);
+			merged.push(takeSorted ? this.sorted[i++] : this.termNumbers.get(added[j++])!);
+		}
+		this.sorted = merged;
+		this.sortedUpTo = this.terms.length;
+	}
+
+	/** Writes the words with their postings renumbered by `renumber` (−1: the message is left out). */
+	write(writer: ByteWriter, renumber: Int32Array): void {
+		const kept: Array<[term: string, ordinals: Int32Array]> = [];
+		for (let number = 0; number < this.terms.length; number++) {
+			const ordinals = this.postings[number].subarray(0, this.counts[number]).map((ordinal) => renumber[ordinal]);
+			const alive = ordinals.filter((ordinal) => ordinal >= 0);
+			if (alive.length > 0) kept.push([this.terms[number], alive]);
+		}
+		writer.varint(kept.length);
+		for (const [term, ordinals] of kept) {
+			writer.string(term);
+			writer.varint(ordinals.length);
+			let previous = -1;
+			for (const ordinal of ordinals) {
+				writer.varint(ordinal - previous);
+				previous = ordinal;
+			}
+		}
+	}
+
+	/** The words and postings `write` wrote, for messages numbered below `messageCount`. */
+	static read(reader: ByteReader, messageCount: number): TermIndex {
+		const index = new TermIndex();
+		const termCount = reader.varint();
+		for (let number = 0; number < termCount; number++) {
+			const term = reader.string();
+			if (term === '' || index.termNumbers.has(term)) throw new DamagedIndexError('a word is empty or repeated');
+			const ordinals = new Int32Array(reader.bounded(messageCount, 'a postings length'));
+			let previous = -1;
+			for (let i = 0; i < ordinals.length; i++) {
+				const step = reader.bounded(messageCount - 1 - previous, 'a posting');
+				if (step === 0) throw new DamagedIndexError('postings out of order');
+				ordinals[i] = previous += step;
+			}
+			index.termNumbers.set(term, number);
+			index.terms.push(term);
+			index.postings.push(ordinals);
+			index.counts.push(ordinals.length);
+		}
+		return index;
+	}
+}
