@@ -7,7 +7,7 @@
  * (keystore/search-index.ts). Pure: no storage, no keys.
  */
 import { ByteReader, ByteWriter, DamagedIndexError } from './byte-stream';
-import { inAny, intersect, TermIndex } from './term-index';
+import { contains, inAnyOf, TermIndex } from './term-index';
 
 export interface IndexedMessage {
 	messageId: string;
@@ -41,8 +41,11 @@ const MAGIC = new TextEncoder().encode('inbox-search-index/');
 const VERSION = 3;
 const WORD = /[\p{L}\p{N}]+/gu;
 
-/** Lowercase without accents, as the index compares words. */
+const ASCII = /^\p{ASCII}*$/u;
+
+/** Lowercase without accents, as the index compares words (ASCII has no accents to take off). */
 export function foldWord(word: string): string {
+	if (ASCII.test(word)) return word.toLowerCase();
 	return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
@@ -77,7 +80,6 @@ export function snippetOf(text: string, matches: (word: string) => boolean): Sni
 	return parts;
 }
 
-const ASCII = /^\p{ASCII}*$/u;
 const lowercase = (word: string) => word.toLowerCase();
 
 /** The folded words of a text, as the index keeps them (an ASCII text needs only lowercasing). */
@@ -99,6 +101,12 @@ class NewestFirst {
 		return this.createdAt[a] > this.createdAt[b] || (this.createdAt[a] === this.createdAt[b] && a > b);
 	}
 
+	/** Whether the ordinal, not offered yet, would be kept. */
+	wants(ordinal: number): boolean {
+		return (this.heap.length < this.size || this.newer(ordinal, this.heap[0])) && !this.heap.includes(ordinal);
+	}
+
+	/** Keeps a wanted ordinal, dropping the oldest kept when full. */
 	offer(ordinal: number): void {
 		const heap = this.heap;
 		if (heap.length < this.size) {
@@ -107,7 +115,7 @@ class NewestFirst {
 				[heap[at], heap[(at - 1) >> 1]] = [heap[(at - 1) >> 1], heap[at]];
 				at = (at - 1) >> 1;
 			}
-		} else if (this.newer(ordinal, heap[0])) {
+		} else {
 			heap[0] = ordinal;
 			for (let at = 0, oldest = 0; ; at = oldest) {
 				for (const child of [2 * at + 1, 2 * at + 2]) if (child < heap.length && this.newer(heap[oldest], heap[child])) oldest = child;
@@ -220,28 +228,24 @@ export class MessageIndex {
 		return this.conversationIds.filter((_, number) => this.messagesPerConversation[number] > 0);
 	}
 
-	/** The ordinals of the messages with every word (the last as a beginning), newest first. */
+	/**
+	 * The ordinals of the messages with every word (the last as a beginning), newest first: the shortest
+	 * list of a whole word (or else the lists of the beginning) walked from its last ordinal, each one
+	 * newer than the kept ones checked against the other lists.
+	 */
 	private newestMatches(words: string[], limit: number): number[] {
-		const prefix = words.at(-1)!;
 		const whole = [...new Set(words.slice(0, -1))].map((word) => this.terms.exact(word)).sort((a, b) => a.length - b.length);
-		const prefixed = this.terms.prefixed(prefix);
+		const prefixed = this.terms.prefixed(words.at(-1)!);
+		const drivers = whole.length > 0 ? whole.slice(0, 1) : prefixed;
+		const others = whole.slice(1);
+		const beginsWithPrefix = whole.length > 0 ? inAnyOf(prefixed, this.texts.length) : () => true;
 		const newest = new NewestFirst(limit, this.createdAt);
-		const offer = (ordinal: number) => {
-			if (!(this.flags[ordinal] & REMOVED)) newest.offer(ordinal);
-		};
-		if (whole.length > 0) {
-			inAny(whole.reduce(intersect), prefixed).forEach(offer);
-		} else if (prefixed.length === 1) {
-			prefixed[0].forEach(offer);
-		} else {
-			const seen = new Uint8Array(this.texts.length);
-			for (const list of prefixed)
-				for (const ordinal of list) {
-					if (seen[ordinal]) continue;
-					seen[ordinal] = 1;
-					offer(ordinal);
-				}
-		}
+		for (const list of drivers)
+			for (let i = list.length - 1; i >= 0; i--) {
+				const ordinal = list[i];
+				if (this.flags[ordinal] & REMOVED || !newest.wants(ordinal)) continue;
+				if (others.every((other) => contains(other, ordinal)) && beginsWithPrefix(ordinal)) newest.offer(ordinal);
+			}
 		return newest.newestFirst();
 	}
 
@@ -286,7 +290,7 @@ export class MessageIndex {
 				writer.string(this.messageIds[ordinal]);
 				writer.varint(this.texts[ordinal].length);
 			}
-			writer.string(block.map((ordinal) => this.texts[ordinal]).join(''));
+			writer.texts(block.map((ordinal) => this.texts[ordinal]));
 		}
 		this.terms.write(writer, renumber);
 		return writer.finish();

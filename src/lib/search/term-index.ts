@@ -7,51 +7,27 @@
 import { DamagedIndexError, type ByteReader, type ByteWriter } from './byte-stream';
 
 const EMPTY = new Int32Array(0);
+/** Up to this many lists, membership is a binary search in each; past it, one bitmap of all. */
+const FEW_LISTS = 4;
 
-/** The first position at or after `from` whose ordinal is at least `target` (galloping, then binary search). */
-export function seek(list: Int32Array, from: number, target: number): number {
-	let step = 1;
-	let low = from;
-	let high = from;
-	while (high < list.length && list[high] < target) {
-		low = high + 1;
-		high += step;
-		step *= 2;
-	}
-	high = Math.min(high, list.length);
+/** Whether the sorted list holds the ordinal (binary search). */
+export function contains(list: Int32Array, ordinal: number): boolean {
+	let low = 0;
+	let high = list.length;
 	while (low < high) {
 		const middle = (low + high) >>> 1;
-		if (list[middle] < target) low = middle + 1;
+		if (list[middle] < ordinal) low = middle + 1;
 		else high = middle;
 	}
-	return low;
+	return list[low] === ordinal;
 }
 
-/** The ordinals in both sorted lists: the shorter one walked, the longer one galloped through. */
-export function intersect(a: Int32Array, b: Int32Array): Int32Array {
-	const [short, long] = a.length <= b.length ? [a, b] : [b, a];
-	const out = new Int32Array(short.length);
-	let found = 0;
-	let at = 0;
-	for (let i = 0; i < short.length && at < long.length; i++) {
-		at = seek(long, at, short[i]);
-		if (long[at] === short[i]) out[found++] = short[i];
-	}
-	return out.subarray(0, found);
-}
-
-/** The candidates found in at least one of the lists. */
-export function inAny(candidates: Int32Array, lists: readonly Int32Array[]): Int32Array {
-	if (lists.length === 1) return intersect(candidates, lists[0]);
-	const found = new Uint8Array(candidates.length);
-	for (const list of lists) {
-		let at = 0;
-		for (let i = 0; i < candidates.length && at < list.length; i++) {
-			at = seek(list, at, candidates[i]);
-			if (list[at] === candidates[i]) found[i] = 1;
-		}
-	}
-	return candidates.filter((_, i) => found[i] === 1);
+/** Whether an ordinal is in any of the lists: a binary search in each of a few, a bitmap of many. */
+export function inAnyOf(lists: readonly Int32Array[], ordinalCount: number): (ordinal: number) => boolean {
+	if (lists.length <= FEW_LISTS) return (ordinal) => lists.some((list) => contains(list, ordinal));
+	const present = new Uint8Array(ordinalCount);
+	for (const list of lists) for (let i = 0; i < list.length; i++) present[list[i]] = 1;
+	return (ordinal) => present[ordinal] === 1;
 }
 
 export class TermIndex {
@@ -125,23 +101,19 @@ export class TermIndex {
 		this.sortedUpTo = this.terms.length;
 	}
 
-	/** Writes the words with their postings renumbered by `renumber` (−1: the message is left out). */
+	/** Writes the words with their postings renumbered by `renumber` (ascending; −1: the message is left out). */
 	write(writer: ByteWriter, renumber: Int32Array): void {
 		const kept: Array<[term: string, ordinals: Int32Array]> = [];
 		for (let number = 0; number < this.terms.length; number++) {
-			const ordinals = this.postings[number].subarray(0, this.counts[number]).map((ordinal) => renumber[ordinal]);
-			const alive = ordinals.filter((ordinal) => ordinal >= 0);
-			if (alive.length > 0) kept.push([this.terms[number], alive]);
+			const [list, alive] = [this.postings[number], new Int32Array(this.counts[number])];
+			let found = 0;
+			for (let i = 0; i < alive.length; i++) if (renumber[list[i]] >= 0) alive[found++] = renumber[list[i]];
+			if (found > 0) kept.push([this.terms[number], alive.subarray(0, found)]);
 		}
 		writer.varint(kept.length);
 		for (const [term, ordinals] of kept) {
 			writer.string(term);
-			writer.varint(ordinals.length);
-			let previous = -1;
-			for (const ordinal of ordinals) {
-				writer.varint(ordinal - previous);
-				previous = ordinal;
-			}
+			writer.ascending(ordinals);
 		}
 	}
 
@@ -152,13 +124,7 @@ export class TermIndex {
 		for (let number = 0; number < termCount; number++) {
 			const term = reader.string();
 			if (term === '' || index.termNumbers.has(term)) throw new DamagedIndexError('a word is empty or repeated');
-			const ordinals = new Int32Array(reader.bounded(messageCount, 'a postings length'));
-			let previous = -1;
-			for (let i = 0; i < ordinals.length; i++) {
-				const step = reader.bounded(messageCount - 1 - previous, 'a posting');
-				if (step === 0) throw new DamagedIndexError('postings out of order');
-				ordinals[i] = previous += step;
-			}
+			const ordinals = reader.ascending(messageCount);
 			index.termNumbers.set(term, number);
 			index.terms.push(term);
 			index.postings.push(ordinals);
