@@ -98,7 +98,10 @@ function generate(): { messages: IndexedMessage[]; updates: IndexedMessage[]; qu
 	return { messages: all.slice(0, MESSAGES), updates: all.slice(MESSAGES), queries };
 }
 
-function heapBytes(): number {
+/** Heap and array buffers in use, after a collection and a pause for the array buffers it freed to be swept. */
+async function heapBytes(): Promise<number> {
+	globalThis.gc?.();
+	await new Promise((resolve) => setTimeout(resolve, 200));
 	globalThis.gc?.();
 	const { heapUsed, arrayBuffers } = process.memoryUsage();
 	return heapUsed + arrayBuffers;
@@ -225,11 +228,11 @@ async function atRest(candidate: Candidate, built: Built): Promise<{ sealedBytes
 	const key = await generateDeviceKey();
 	const sealed = await sealBytesForDevice(key, serialized.value, SEARCH_INDEX_CONTEXT);
 	const sealedBytes = sealed.iv.byteLength + sealed.ciphertext.byteLength;
-	const before = heapBytes();
+	const before = await heapBytes();
 	const openStarted = performance.now();
 	const restored = candidate.restore(await openBytesForDevice(key, sealed, SEARCH_INDEX_CONTEXT));
 	const openMs = performance.now() - openStarted;
-	const restoredHeap = heapBytes() - before;
+	const restoredHeap = (await heapBytes()) - before;
 	if (JSON.stringify(restored.search('lamp')) !== JSON.stringify(built.search('lamp')))
 		throw new Error(`${candidate.name}: restored, it answers differently`);
 	const line = `serialized ${mib(serialized.value.byteLength)} in ${ms(serialized.ms)}, sealed at rest ${mib(sealedBytes)}; opened again in ${ms(openMs)}, heap then +${mib(restoredHeap)} with its own texts`;
@@ -238,9 +241,9 @@ async function atRest(candidate: Candidate, built: Built): Promise<{ sealedBytes
 
 async function measure(candidate: Candidate, data: ReturnType<typeof generate>, textBytes: number, scanP95: number): Promise<Measured> {
 	console.log(`${candidate.name} (load ${load()})`);
-	const before = heapBytes();
+	const before = await heapBytes();
 	const build = timed(() => candidate.build(data.messages));
-	const heap = heapBytes() - before;
+	const heap = (await heapBytes()) - before;
 	const queries = times(data.queries, (query: string) => build.value.search(query));
 	const stored = await atRest(candidate, build.value);
 	const update = times(data.updates, (message: IndexedMessage) => build.value.add(message));
