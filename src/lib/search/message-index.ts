@@ -230,15 +230,16 @@ export class MessageIndex {
 
 	/**
 	 * The ordinals of the messages with every word (the last as a beginning), newest first: the shortest
-	 * list of a whole word (or else the lists of the beginning) walked from its last ordinal, each one
-	 * newer than the kept ones checked against the other lists.
+	 * list of a whole word, or the lists of the beginning when they are shorter, walked from the last
+	 * ordinal, each message newer than the kept ones checked against the other lists.
 	 */
 	private newestMatches(words: string[], limit: number): number[] {
 		const whole = [...new Set(words.slice(0, -1))].map((word) => this.terms.exact(word)).sort((a, b) => a.length - b.length);
 		const prefixed = this.terms.prefixed(words.at(-1)!);
-		const drivers = whole.length > 0 ? whole.slice(0, 1) : prefixed;
-		const others = whole.slice(1);
-		const beginsWithPrefix = whole.length > 0 ? inAnyOf(prefixed, this.texts.length) : () => true;
+		const byPrefix = whole.length === 0 || prefixed.reduce((sum, list) => sum + list.length, 0) < whole[0].length;
+		const drivers = byPrefix ? prefixed : whole.slice(0, 1);
+		const others = byPrefix ? whole : whole.slice(1);
+		const beginsWithPrefix = byPrefix ? () => true : inAnyOf(prefixed, this.texts.length);
 		const newest = new NewestFirst(limit, this.createdAt);
 		for (const list of drivers)
 			for (let i = list.length - 1; i >= 0; i--) {
@@ -287,12 +288,12 @@ export class MessageIndex {
 				writer.varint(zigzag(this.createdAt[ordinal] - previous));
 				previous = this.createdAt[ordinal];
 				writer.varint(this.flags[ordinal] & COMPANY);
-				writer.string(this.messageIds[ordinal]);
+				writer.varint(this.messageIds[ordinal].length);
 				writer.varint(this.texts[ordinal].length);
 			}
-			writer.texts(block.map((ordinal) => this.texts[ordinal]));
+			writer.texts(block.flatMap((ordinal) => [this.messageIds[ordinal], this.texts[ordinal]]));
 		}
-		this.terms.write(writer, renumber);
+		this.terms.write(writer, kept.length === this.texts.length ? null : renumber);
 		return writer.finish();
 	}
 
@@ -313,16 +314,17 @@ export class MessageIndex {
 				conversation: reader.bounded(conversationCount - 1, 'a conversation'),
 				createdAt: (createdAt += unzigzag(reader.varint())),
 				flags: reader.bounded(COMPANY, 'a sender'),
-				messageId: reader.string(),
-				length: reader.varint()
+				idLength: reader.varint(),
+				textLength: reader.varint()
 			}));
-			const texts = reader.string();
+			const strings = reader.string();
 			let at = 0;
 			for (const message of block) {
-				if (index.ordinals.has(message.messageId)) throw new DamagedIndexError('a message is repeated');
-				index.append(message.messageId, message.conversation, message.createdAt, message.flags, texts.slice(at, (at += message.length)));
+				const messageId = strings.slice(at, (at += message.idLength));
+				if (index.ordinals.has(messageId)) throw new DamagedIndexError('a message is repeated');
+				index.append(messageId, message.conversation, message.createdAt, message.flags, strings.slice(at, (at += message.textLength)));
 			}
-			if (at !== texts.length) throw new DamagedIndexError('texts of the wrong length');
+			if (at !== strings.length) throw new DamagedIndexError('texts of the wrong length');
 		}
 		index.terms = TermIndex.read(reader, messageCount);
 		if (!reader.done) throw new DamagedIndexError('bytes after the end');

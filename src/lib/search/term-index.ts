@@ -101,14 +101,19 @@ export class TermIndex {
 		this.sortedUpTo = this.terms.length;
 	}
 
-	/** Writes the words with their postings renumbered by `renumber` (ascending; −1: the message is left out). */
-	write(writer: ByteWriter, renumber: Int32Array): void {
+	/** Writes the words with their postings renumbered by `renumber` (ascending; −1: the message is left out; null: as numbered). */
+	write(writer: ByteWriter, renumber: Int32Array | null): void {
 		const kept: Array<[term: string, ordinals: Int32Array]> = [];
 		for (let number = 0; number < this.terms.length; number++) {
-			const [list, alive] = [this.postings[number], new Int32Array(this.counts[number])];
-			let found = 0;
-			for (let i = 0; i < alive.length; i++) if (renumber[list[i]] >= 0) alive[found++] = renumber[list[i]];
-			if (found > 0) kept.push([this.terms[number], alive.subarray(0, found)]);
+			const list = this.postings[number].subarray(0, this.counts[number]);
+			let alive = list;
+			if (renumber) {
+				alive = new Int32Array(list.length);
+				let found = 0;
+				for (let i = 0; i < list.length; i++) if (renumber[list[i]] >= 0) alive[found++] = renumber[list[i]];
+				alive = alive.subarray(0, found);
+			}
+			if (alive.length > 0) kept.push([this.terms[number], alive]);
 		}
 		writer.varint(kept.length);
 		for (const [term, ordinals] of kept) {
