@@ -83,7 +83,7 @@ export function snippetOf(text: string, matches: (word: string) => boolean): Sni
 const lowercase = (word: string) => word.toLowerCase();
 
 /** The folded words of a text, as the index keeps them (an ASCII text needs only lowercasing). */
-export function foldedWords(text: string): string[] {
+function foldedWords(text: string): string[] {
 	const fold = ASCII.test(text) ? lowercase : foldWord;
 	return Array.from(text.matchAll(WORD), ([word]) => fold(word));
 }

@@ -39,10 +39,6 @@ export class TermIndex {
 	private sorted: number[] = [];
 	private sortedUpTo = 0;
 
-	get termCount(): number {
-		return this.terms.length;
-	}
-
 	/** Records that the message `ordinal` (not lower than any added before) contains `term`. */
 	add(ordinal: number, term: string): void {
 		let number = this.termNumbers.get(term);
