@@ -94,15 +94,31 @@ describe('search in the worker (docs/search.md)', () => {
 
 	it('starts empty when the stored index does not open here, and deletes it', async () => {
 		const { database, sealed, keeper } = await freshKeeper();
-		await sealed.save('{"not":"an index"}\nnothing');
+		await sealed.save(new TextEncoder().encode('{"not":"an index"}\nnothing'));
 		expect(await keeper.search('lamp')).toEqual([]);
 		const elsewhere = new SealedSearchIndex(
 			async () => database,
 			async () => generateDeviceKey()
 		);
-		await elsewhere.save('{}\n{}');
+		await elsewhere.save(new TextEncoder().encode('{}\n{}'));
 		expect(await sealed.load()).toBeNull();
 		expect(await database.count('search')).toBe(0);
+	});
+
+	it('starts again, coverage and all, from an index stored in the former format', async () => {
+		const { sealed, keeper } = await freshKeeper();
+		const formerIndex = JSON.stringify({
+			format: 'inbox-search-index',
+			version: 2,
+			chunks: {},
+			rows: [[1, 'msg_1', 'conv_a', '2026-11-26T10:00:00.000Z', 'user', 'lamp']],
+			nextId: 2
+		});
+		await sealed.save(new TextEncoder().encode(`{"conv_a":"msg_1"}\n${formerIndex}`));
+		expect(await keeper.search('lamp')).toEqual([]);
+		expect(await keeper.coverage()).toEqual({}); // the history pass indexes every conversation again
+		expect(await keeper.add([indexed('msg_1', 'lamp')])).toBe(1);
+		expect((await keeper.search('lamp')).map((hit) => hit.messageId)).toEqual(['msg_1']);
 	});
 
 	it('indexes a file without a caption by its name alone, and skips an item without a result', () => {

@@ -8,6 +8,9 @@ import type { SealedSearchIndex } from '../keystore/search-index';
 import { MessageIndex, type IndexedMessage, type SearchHit } from '../search/message-index';
 import type { DecryptedItem, HistoryItem } from './types';
 import { isId } from '../crypto/rules';
+import { concatBytes, utf8Decode, utf8Encode } from '../crypto/encoding';
+
+const NEWLINE = 0x0a;
 
 /** How long after a change the index is written (a burst of pages is written once). */
 export const SEARCH_SAVE_DELAY_MS = 5_000;
@@ -45,12 +48,12 @@ export class SearchKeeper {
 	private open(): Promise<OpenIndex> {
 		this.opened ??= this.sealed()
 			.load()
-			.then((text) => {
-				if (text === null) return { index: MessageIndex.empty(), coverage: {} };
-				const newline = text.indexOf('\n');
+			.then((bytes) => {
+				if (bytes === null) return { index: MessageIndex.empty(), coverage: {} };
+				const newline = bytes.indexOf(NEWLINE);
 				return {
-					coverage: JSON.parse(text.slice(0, newline)) as Record<string, string>,
-					index: MessageIndex.restore(text.slice(newline + 1))
+					coverage: JSON.parse(utf8Decode(bytes.subarray(0, newline))) as Record<string, string>,
+					index: MessageIndex.restore(bytes.subarray(newline + 1))
 				};
 			})
 			.catch(() => ({ index: MessageIndex.empty(), coverage: {} }));
@@ -113,7 +116,7 @@ export class SearchKeeper {
 		if (!this.dirty || !this.opened) return;
 		this.dirty = false;
 		const { index, coverage } = await this.opened;
-		await this.sealed().save(`${JSON.stringify(coverage)}\n${index.serialize()}`);
+		await this.sealed().save(concatBytes(utf8Encode(`${JSON.stringify(coverage)}\n`), index.serialize()));
 	}
 
 	/** The key is locked: what changed is written, then the plaintext index leaves memory. */

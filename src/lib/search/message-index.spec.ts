@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_HITS, MessageIndex, snippetOf, wordMatcher, type IndexedMessage } from './message-index';
+import { DamagedIndexError } from './byte-stream';
+import { foldWord, MAX_HITS, MessageIndex, snippetOf, wordMatcher, type IndexedMessage } from './message-index';
 
 const message = (messageId: string, text: string, overrides: Partial<IndexedMessage> = {}): IndexedMessage => ({
 	messageId,
@@ -73,11 +75,20 @@ describe('the message index (docs/search.md)', () => {
 		expect(ids(restored, 'lamp')).toEqual(['msg_1']);
 		expect(restored.size).toBe(2);
 		expect(restored.removeConversation('conv_b')).toBe(1);
-		expect(() => MessageIndex.restore('{"format":"something else","version":1,"conversations":{}}')).toThrow(
-			'not a search index of this version'
+		const bytes = (text: string) => new TextEncoder().encode(text);
+		const formerFormat = { format: 'inbox-search-index', version: 2, chunks: {}, rows: [], nextId: 1 };
+		expect(() => MessageIndex.restore(bytes(JSON.stringify(formerFormat)))).toThrow('not a search index');
+		expect(() => MessageIndex.restore(bytes('inbox'))).toThrow('not a search index');
+		const serialized = index.serialize();
+		const versionAt = 'inbox-search-index/'.length;
+		const nextVersion = serialized.slice();
+		nextVersion[versionAt]++;
+		expect(() => MessageIndex.restore(nextVersion)).toThrow(
+			`a search index of version ${serialized[versionAt] + 1}, not ${serialized[versionAt]}`
 		);
-		expect(() => MessageIndex.restore(JSON.stringify({ ...JSON.parse(index.serialize()), version: 1 }))).toThrow();
-		expect(() => MessageIndex.restore('not json')).toThrow();
+		for (const length of [versionAt + 1, serialized.length - 1])
+			expect(() => MessageIndex.restore(serialized.subarray(0, length))).toThrow(DamagedIndexError);
+		expect(() => MessageIndex.restore(new Uint8Array([...serialized, 0]))).toThrow('bytes after the end');
 	});
 
 	it('marks the matched words in a window around the first one', () => {
@@ -104,5 +115,72 @@ describe('the message index (docs/search.md)', () => {
 		expect(['ca', 'ÇA', 'lamp', 'lampshade', 'Lam'].map(matches)).toEqual([true, true, true, true, true]);
 		expect(['cab', 'la', 'clamp'].map(matches)).toEqual([false, false, false]);
 		expect(['anything'].map(wordMatcher('  '))).toEqual([false]);
+	});
+
+	it('forgets a conversation and takes its messages again when they come back, and saves without them', () => {
+		const index = MessageIndex.empty();
+		index.add([message('msg_1', 'lamp', { conversationId: 'conv_b' }), message('msg_2', 'lamp post')]);
+		expect(index.removeConversation('conv_b')).toBe(1);
+		expect(ids(MessageIndex.restore(index.serialize()), 'lamp')).toEqual(['msg_2']);
+		expect(index.add([message('msg_1', 'lamp again', { conversationId: 'conv_b', createdAt: '2026-11-27T10:00:00.000Z' })])).toBe(1);
+		expect(ids(index, 'lamp')).toEqual(['msg_1', 'msg_2']);
+		expect(ids(index, 'again')).toEqual(['msg_1']);
+		expect(index.conversations().sort()).toEqual(['conv_a', 'conv_b']);
+	});
+
+	it('finds the newest of all matches, not of some of them, and leaves out a message whose time does not parse', () => {
+		const index = MessageIndex.empty();
+		const at = (n: number) => new Date(Date.UTC(2026, 0, 1) + n * 60_000).toISOString();
+		index.add(Array.from({ length: 3_000 }, (_, n) => message(`msg_${n}`, 'refund please', { createdAt: at((n * 7_919) % 3_000) })));
+		expect(index.add([message('msg_undated', 'refund', { createdAt: 'yesterday' })])).toBe(0);
+		expect(index.search('refund', 3).map((hit) => hit.createdAt)).toEqual([at(2_999), at(2_998), at(2_997)]);
+	});
+
+	it('answers as a scan of the texts would, before and after a round trip through its bytes', () => {
+		const words = fc.constantFrom('lamp', 'Lampe', 'lampshade', 'été', 'ETE', 'étoile', 'post', 'café', 'cafe', 'a', 'ab');
+		const messages = fc.array(
+			fc.record({
+				text: fc.array(words, { minLength: 1, maxLength: 6 }).map((picked) => picked.join(' ')),
+				minute: fc.nat(50),
+				conversation: fc.nat(2)
+			}),
+			{ maxLength: 40 }
+		);
+		const queries = fc
+			.array(
+				fc.oneof(
+					words,
+					words.map((word) => word.slice(0, 2))
+				),
+				{ minLength: 1, maxLength: 3 }
+			)
+			.map((picked) => picked.join(' '));
+		fc.assert(
+			fc.property(messages, queries, fc.nat(2), (generated, query, forgotten) => {
+				const index = MessageIndex.empty();
+				const all = generated.map(({ text, minute, conversation }, n) =>
+					message(`msg_${n}`, text, {
+						conversationId: `conv_${conversation}`,
+						createdAt: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString()
+					})
+				);
+				index.add(all);
+				index.removeConversation(`conv_${forgotten}`);
+				const terms = query.split(' ').map(foldWord);
+				const prefix = terms.pop()!;
+				const expected = all
+					.map((kept, n) => ({ kept, n, words: kept.text.split(' ').map(foldWord) }))
+					.filter(
+						({ kept, words }) =>
+							kept.conversationId !== `conv_${forgotten}` &&
+							terms.every((term) => words.includes(term)) &&
+							words.some((word) => word.startsWith(prefix))
+					)
+					.sort((a, b) => b.kept.createdAt.localeCompare(a.kept.createdAt) || b.n - a.n)
+					.map(({ kept }) => kept.messageId);
+				expect(ids(index, query)).toEqual(expected.slice(0, 50));
+				expect(ids(MessageIndex.restore(index.serialize()), query)).toEqual(expected.slice(0, 50));
+			})
+		);
 	});
 });

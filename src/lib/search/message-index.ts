@@ -1,11 +1,13 @@
 /**
- * The agent's full-text index of decrypted messages (docs/search.md): FlexSearch's `Index` over the
- * text of each message (a file's name and caption for attachments), words and word beginnings, all
- * words required, case and accents ignored; beside it the messages themselves, for snippets. It lives
- * in the crypto worker, beside the plaintext it is built from; its serialized form is sealed under the
- * device key at rest (keystore/search-index.ts). Pure: no storage, no keys.
+ * The agent's full-text index of decrypted messages (docs/search.md, "The index"): the messages in
+ * columns (text, id, conversation, time, sender) numbered by ordinal, and an inverted index of their
+ * folded words (term-index.ts); words and word beginnings, all words required, case and accents
+ * ignored, newest first, with snippets. It lives in the crypto worker, beside the plaintext it is
+ * built from; its serialized form ("The index at rest") is sealed under the device key
+ * (keystore/search-index.ts). Pure: no storage, no keys.
  */
-import FlexSearch from 'flexsearch';
+import { ByteReader, ByteWriter, DamagedIndexError } from './byte-stream';
+import { contains, inAnyOf, TermIndex } from './term-index';
 
 export interface IndexedMessage {
 	messageId: string;
@@ -33,16 +35,17 @@ export interface SearchHit {
 /** What a query may be: a few words, not a paste of a whole message. */
 export const MAX_QUERY_CHARACTERS = 200;
 export const MAX_HITS = 200;
-/** The best matches of the index, of which the newest are shown. */
-const CANDIDATES = 1_000;
 /** The text shown around the first match. */
 const SNIPPET_CHARACTERS = 160;
-const FORMAT = 'inbox-search-index';
-const VERSION = 2;
+const MAGIC = new TextEncoder().encode('inbox-search-index/');
+const VERSION = 3;
 const WORD = /[\p{L}\p{N}]+/gu;
 
-/** Lowercase without accents, as the index compares words. */
+const ASCII = /^\p{ASCII}*$/u;
+
+/** Lowercase without accents, as the index compares words (ASCII has no accents to take off). */
 export function foldWord(word: string): string {
+	if (ASCII.test(word)) return word.toLowerCase();
 	return word.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
@@ -77,19 +80,83 @@ export function snippetOf(text: string, matches: (word: string) => boolean): Sni
 	return parts;
 }
 
-type Row = [id: number, messageId: string, conversationId: string, createdAt: string, senderType: 'user' | 'company', text: string];
+const lowercase = (word: string) => word.toLowerCase();
 
-function newFlexIndex() {
-	return new FlexSearch.Index({ tokenize: 'forward' });
+/** The folded words of a text, as the index keeps them (an ASCII text needs only lowercasing). */
+function foldedWords(text: string): string[] {
+	const fold = ASCII.test(text) ? lowercase : foldWord;
+	return Array.from(text.matchAll(WORD), ([word]) => fold(word));
 }
 
+/** The `size` newest of the ordinals offered (ties: the one added later first), by a min-heap. */
+class NewestFirst {
+	private readonly heap: number[] = [];
+
+	constructor(
+		private readonly size: number,
+		private readonly createdAt: Float64Array
+	) {}
+
+	private newer(a: number, b: number): boolean {
+		return this.createdAt[a] > this.createdAt[b] || (this.createdAt[a] === this.createdAt[b] && a > b);
+	}
+
+	/** Whether the ordinal, not offered yet, would be kept. */
+	wants(ordinal: number): boolean {
+		return (this.heap.length < this.size || this.newer(ordinal, this.heap[0])) && !this.heap.includes(ordinal);
+	}
+
+	/** Keeps a wanted ordinal, dropping the oldest kept when full. */
+	offer(ordinal: number): void {
+		const heap = this.heap;
+		if (heap.length < this.size) {
+			let at = heap.push(ordinal) - 1;
+			while (at > 0 && this.newer(heap[(at - 1) >> 1], heap[at])) {
+				[heap[at], heap[(at - 1) >> 1]] = [heap[(at - 1) >> 1], heap[at]];
+				at = (at - 1) >> 1;
+			}
+		} else {
+			heap[0] = ordinal;
+			for (let at = 0, oldest = 0; ; at = oldest) {
+				for (const child of [2 * at + 1, 2 * at + 2]) if (child < heap.length && this.newer(heap[oldest], heap[child])) oldest = child;
+				if (oldest === at) break;
+				[heap[at], heap[oldest]] = [heap[oldest], heap[at]];
+			}
+		}
+	}
+
+	newestFirst(): number[] {
+		return [...this.heap].sort((a, b) => (this.newer(a, b) ? -1 : 1));
+	}
+}
+
+const COMPANY = 1;
+const REMOVED = 2;
+/** Texts are written in blocks of this many messages: one UTF-8 decoding each, well under any string limit. */
+const TEXT_BLOCK = 1_024;
+
+function withRoom<Column extends Uint8Array | Uint32Array | Float64Array>(column: Column, length: number): Column {
+	if (length <= column.length) return column;
+	const grown = new (column.constructor as new (length: number) => Column)(Math.ceil(length * 1.5));
+	grown.set(column as ArrayLike<number>);
+	return grown;
+}
+
+const zigzag = (delta: number) => (delta >= 0 ? delta * 2 : -delta * 2 - 1);
+const unzigzag = (value: number) => (value % 2 === 0 ? value / 2 : -(value + 1) / 2);
+
 export class MessageIndex {
-	private readonly flex = newFlexIndex();
-	private readonly messages = new Map<number, IndexedMessage>();
-	private readonly ids = new Map<string, number>();
-	/** The index's numbers of each conversation's messages, to forget a conversation at once. */
-	private readonly byConversation = new Map<string, Set<number>>();
-	private nextId = 1;
+	private terms = new TermIndex();
+	private readonly texts: string[] = [];
+	private readonly messageIds: string[] = [];
+	/** messageId → ordinal, for the messages still indexed. */
+	private readonly ordinals = new Map<string, number>();
+	private conversationOf = new Uint32Array(1_024);
+	private createdAt = new Float64Array(1_024);
+	private flags = new Uint8Array(1_024);
+	private readonly conversationIds: string[] = [];
+	private readonly conversationNumbers = new Map<string, number>();
+	private readonly messagesPerConversation: number[] = [];
 
 	private constructor() {}
 
@@ -97,93 +164,170 @@ export class MessageIndex {
 		return new MessageIndex();
 	}
 
-	/** The index from its serialized form; anything else is refused with an Error. */
-	static restore(serialized: string): MessageIndex {
-		const parsed = JSON.parse(serialized) as { format?: unknown; version?: unknown; chunks?: unknown; rows?: unknown; nextId?: unknown };
-		if (
-			parsed?.format !== FORMAT ||
-			parsed.version !== VERSION ||
-			typeof parsed.chunks !== 'object' ||
-			parsed.chunks === null ||
-			!Array.isArray(parsed.rows) ||
-			typeof parsed.nextId !== 'number'
-		) {
-			throw new Error('not a search index of this version');
-		}
-		const index = new MessageIndex();
-		for (const [key, data] of Object.entries(parsed.chunks as Record<string, string>)) index.flex.import(key, data);
-		for (const [id, messageId, conversationId, createdAt, senderType, text] of parsed.rows as Row[])
-			index.remember(id, { messageId, conversationId, createdAt, senderType, text });
-		index.nextId = parsed.nextId;
-		return index;
-	}
-
-	serialize(): string {
-		const chunks: Record<string, string> = {};
-		void this.flex.export((key: string, data: string) => {
-			chunks[key] = data;
-		});
-		const rows: Row[] = [...this.messages].map(([id, m]) => [id, m.messageId, m.conversationId, m.createdAt, m.senderType, m.text]);
-		return JSON.stringify({ format: FORMAT, version: VERSION, chunks, rows, nextId: this.nextId });
-	}
-
 	get size(): number {
-		return this.messages.size;
+		return this.ordinals.size;
 	}
 
-	private remember(id: number, message: IndexedMessage): void {
-		this.messages.set(id, message);
-		this.ids.set(message.messageId, id);
-		const ids = this.byConversation.get(message.conversationId) ?? new Set<number>();
-		ids.add(id);
-		this.byConversation.set(message.conversationId, ids);
+	private conversationNumber(conversationId: string): number {
+		let number = this.conversationNumbers.get(conversationId);
+		if (number === undefined) {
+			number = this.conversationIds.push(conversationId) - 1;
+			this.conversationNumbers.set(conversationId, number);
+			this.messagesPerConversation.push(0);
+		}
+		return number;
 	}
 
-	/** Adds messages not indexed yet; returns how many were new. */
+	/** Keeps the message as the next ordinal, without indexing its words. */
+	private append(messageId: string, conversation: number, createdAt: number, flags: number, text: string): number {
+		const ordinal = this.texts.length;
+		this.conversationOf = withRoom(this.conversationOf, ordinal + 1);
+		this.createdAt = withRoom(this.createdAt, ordinal + 1);
+		this.flags = withRoom(this.flags, ordinal + 1);
+		this.texts.push(text);
+		this.messageIds.push(messageId);
+		this.ordinals.set(messageId, ordinal);
+		this.conversationOf[ordinal] = conversation;
+		this.createdAt[ordinal] = createdAt;
+		this.flags[ordinal] = flags;
+		this.messagesPerConversation[conversation]++;
+		return ordinal;
+	}
+
+	/** Adds messages not indexed yet (and with a time that parses); returns how many were new. */
 	add(messages: readonly IndexedMessage[]): number {
 		let added = 0;
 		for (const message of messages) {
-			if (this.ids.has(message.messageId)) continue;
-			const id = this.nextId++;
-			this.flex.add(id, message.text);
-			this.remember(id, { ...message });
+			const createdAt = Date.parse(message.createdAt);
+			if (this.ordinals.has(message.messageId) || !Number.isFinite(createdAt)) continue;
+			const conversation = this.conversationNumber(message.conversationId);
+			const flags = message.senderType === 'company' ? COMPANY : 0;
+			const ordinal = this.append(message.messageId, conversation, createdAt, flags, message.text);
+			for (const word of foldedWords(message.text)) this.terms.add(ordinal, word);
 			added++;
 		}
 		return added;
 	}
 
-	/** Forgets every message of the conversation (access ended). */
+	/** Forgets every message of the conversation (access ended); its postings stay until the next save. */
 	removeConversation(conversationId: string): number {
-		const ids = this.byConversation.get(conversationId);
-		if (!ids) return 0;
-		for (const id of ids) {
-			this.flex.remove(id);
-			this.ids.delete(this.messages.get(id)?.messageId ?? '');
-			this.messages.delete(id);
+		const conversation = this.conversationNumbers.get(conversationId);
+		const removed = conversation === undefined ? 0 : this.messagesPerConversation[conversation];
+		if (removed === 0) return 0;
+		for (let ordinal = 0; ordinal < this.texts.length; ordinal++) {
+			if (this.conversationOf[ordinal] !== conversation || this.flags[ordinal] & REMOVED) continue;
+			this.flags[ordinal] |= REMOVED;
+			this.ordinals.delete(this.messageIds[ordinal]);
+			this.texts[ordinal] = '';
 		}
-		this.byConversation.delete(conversationId);
-		return ids.size;
+		this.messagesPerConversation[conversation!] = 0;
+		return removed;
 	}
 
 	conversations(): string[] {
-		return [...this.byConversation.keys()];
+		return this.conversationIds.filter((_, number) => this.messagesPerConversation[number] > 0);
+	}
+
+	/**
+	 * The ordinals of the messages with every word (the last as a beginning), newest first: the shortest
+	 * list of a whole word, or the lists of the beginning when they are shorter, walked from the last
+	 * ordinal, each message newer than the kept ones checked against the other lists.
+	 */
+	private newestMatches(words: string[], limit: number): number[] {
+		const whole = [...new Set(words.slice(0, -1))].map((word) => this.terms.exact(word)).sort((a, b) => a.length - b.length);
+		const prefixed = this.terms.prefixed(words.at(-1)!);
+		const byPrefix = whole.length === 0 || prefixed.reduce((sum, list) => sum + list.length, 0) < whole[0].length;
+		const drivers = byPrefix ? prefixed : whole.slice(0, 1);
+		const others = byPrefix ? whole : whole.slice(1);
+		const beginsWithPrefix = byPrefix ? () => true : inAnyOf(prefixed, this.texts.length);
+		const newest = new NewestFirst(limit, this.createdAt);
+		for (const list of drivers)
+			for (let i = list.length - 1; i >= 0; i--) {
+				const ordinal = list[i];
+				if (this.flags[ordinal] & REMOVED || !newest.wants(ordinal)) continue;
+				if (others.every((other) => contains(other, ordinal)) && beginsWithPrefix(ordinal)) newest.offer(ordinal);
+			}
+		return newest.newestFirst();
 	}
 
 	/** Messages with every word of the query (the last as a beginning), newest first; a blank query finds nothing. */
 	search(query: string, limit = 50): SearchHit[] {
 		const trimmed = query.trim().slice(0, MAX_QUERY_CHARACTERS);
-		if (!/[\p{L}\p{N}]/u.test(trimmed)) return [];
+		const words = foldedWords(trimmed);
+		if (words.length === 0) return [];
 		const matches = wordMatcher(trimmed);
-		return (this.flex.search(trimmed, { limit: CANDIDATES }) as number[])
-			.flatMap((id) => this.messages.get(id) ?? [])
-			.sort((a, b) => b.createdAt.localeCompare(a.createdAt))
-			.slice(0, Math.min(Math.max(1, limit), MAX_HITS))
-			.map((message) => ({
-				messageId: message.messageId,
-				conversationId: message.conversationId,
-				createdAt: message.createdAt,
-				senderType: message.senderType,
-				snippet: snippetOf(message.text, matches)
+		return this.newestMatches(words, Math.min(Math.max(1, limit), MAX_HITS)).map((ordinal) => ({
+			messageId: this.messageIds[ordinal],
+			conversationId: this.conversationIds[this.conversationOf[ordinal]],
+			createdAt: new Date(this.createdAt[ordinal]).toISOString(),
+			senderType: this.flags[ordinal] & COMPANY ? 'company' : 'user',
+			snippet: snippetOf(this.texts[ordinal], matches)
+		}));
+	}
+
+	/** The index as bytes ("The index at rest"): the messages still indexed, renumbered, in blocks; then the words. */
+	serialize(): Uint8Array {
+		const writer = new ByteWriter();
+		writer.raw(MAGIC);
+		writer.varint(VERSION);
+		const keptConversations = new Int32Array(this.conversationIds.length).fill(-1);
+		const conversations = this.conversations();
+		conversations.forEach((conversationId, number) => (keptConversations[this.conversationNumbers.get(conversationId)!] = number));
+		writer.varint(conversations.length);
+		for (const conversationId of conversations) writer.string(conversationId);
+		const renumber = new Int32Array(this.texts.length).fill(-1);
+		const kept: number[] = [];
+		for (let ordinal = 0; ordinal < this.texts.length; ordinal++)
+			if (!(this.flags[ordinal] & REMOVED)) renumber[ordinal] = kept.push(ordinal) - 1;
+		writer.varint(kept.length);
+		let previous = 0;
+		for (let from = 0; from < kept.length; from += TEXT_BLOCK) {
+			const block = kept.slice(from, from + TEXT_BLOCK);
+			for (const ordinal of block) {
+				writer.varint(keptConversations[this.conversationOf[ordinal]]);
+				writer.varint(zigzag(this.createdAt[ordinal] - previous));
+				previous = this.createdAt[ordinal];
+				writer.varint(this.flags[ordinal] & COMPANY);
+				writer.varint(this.messageIds[ordinal].length);
+				writer.varint(this.texts[ordinal].length);
+			}
+			writer.texts(block.flatMap((ordinal) => [this.messageIds[ordinal], this.texts[ordinal]]));
+		}
+		this.terms.write(writer, kept.length === this.texts.length ? null : renumber);
+		return writer.finish();
+	}
+
+	/** The index from `serialize`'s bytes; another format or version, or damaged bytes, throw an Error. */
+	static restore(bytes: Uint8Array): MessageIndex {
+		if (bytes.length < MAGIC.length || MAGIC.some((byte, i) => bytes[i] !== byte)) throw new Error('not a search index');
+		const reader = new ByteReader(bytes.subarray(MAGIC.length));
+		const version = reader.varint();
+		if (version !== VERSION) throw new Error(`a search index of version ${version}, not ${VERSION}`);
+		const index = new MessageIndex();
+		const conversationCount = reader.varint();
+		for (let number = 0; number < conversationCount; number++)
+			if (index.conversationNumber(reader.string()) !== number) throw new DamagedIndexError('a conversation is repeated');
+		const messageCount = reader.varint();
+		let createdAt = 0;
+		for (let from = 0; from < messageCount; from += TEXT_BLOCK) {
+			const block = Array.from({ length: Math.min(TEXT_BLOCK, messageCount - from) }, () => ({
+				conversation: reader.bounded(conversationCount - 1, 'a conversation'),
+				createdAt: (createdAt += unzigzag(reader.varint())),
+				flags: reader.bounded(COMPANY, 'a sender'),
+				idLength: reader.varint(),
+				textLength: reader.varint()
 			}));
+			const strings = reader.string();
+			let at = 0;
+			for (const message of block) {
+				const messageId = strings.slice(at, (at += message.idLength));
+				if (index.ordinals.has(messageId)) throw new DamagedIndexError('a message is repeated');
+				index.append(messageId, message.conversation, message.createdAt, message.flags, strings.slice(at, (at += message.textLength)));
+			}
+			if (at !== strings.length) throw new DamagedIndexError('texts of the wrong length');
+		}
+		index.terms = TermIndex.read(reader, messageCount);
+		if (!reader.done) throw new DamagedIndexError('bytes after the end');
+		return index;
 	}
 }
