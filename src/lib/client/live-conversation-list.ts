@@ -11,6 +11,7 @@ import {
 	countAssignments,
 	countConversations,
 	countLifecycle,
+	filterConversations,
 	replaceSorted,
 	tallyAssignment,
 	tallyConversation,
@@ -141,7 +142,7 @@ export class LiveConversationList {
 		this.#filter = filter;
 		this.#showsEverything = filter.service === '' && conversationMatcher(filter, previews, names) === null;
 		this.#matches = this.#matcherFor(filter, previews, names);
-		this.#shown = this.#showsEverything ? this.#items : this.#items.filter(this.#matches);
+		this.#shown = filter.service === '' ? filterConversations(this.#items, filter, previews, names) : this.#items.filter(this.#matches);
 		this.#shownKey = key;
 		return this.#shown;
 	}
