@@ -7,40 +7,9 @@ import {
 	filterConversations,
 	inAssignmentView,
 	mergeSorted,
-	upsertSorted
+	replaceSorted
 } from './conversation-list';
-import type { ConversationView } from './types';
-
-function conversation(id: string, lastActivityAt: string, extra: Partial<ConversationView> = {}): ConversationView {
-	return {
-		conversationId: id,
-		status: 'active',
-		trust: 'verified',
-		rewrap: { state: 'none', error: null },
-		keyVersion: 1,
-		userDeleted: false,
-		createdAt: '2026-01-01T00:00:00Z',
-		startedAt: '2026-01-01T00:00:00Z',
-		lastActivityAt,
-		closedAt: null,
-		unreadCount: 0,
-		readable: true,
-		agentWraps: [],
-		keyEvents: [],
-		mayApproveRewrap: true,
-		teamState: 'open',
-		snoozedUntil: null,
-		assignee: null,
-		team: null,
-		activity: [],
-		profile: null,
-		labels: [],
-		linkedConversations: [],
-		firstCustomerAt: null,
-		firstReplyAt: null,
-		...extra
-	};
-}
+import { conversationView as conversation } from '$test-support/conversation-view';
 
 describe('conversation order', () => {
 	it('puts the latest activity first, then orders by id', () => {
@@ -58,10 +27,10 @@ describe('conversation order', () => {
 			conversation('conv_2', '2026-01-02T00:00:00Z'),
 			conversation('conv_3', '2026-01-01T00:00:00Z')
 		];
-		const moved = upsertSorted(sorted, conversation('conv_3', '2026-01-04T00:00:00Z', { unreadCount: 1 }));
+		const moved = replaceSorted(sorted, sorted[2], conversation('conv_3', '2026-01-04T00:00:00Z', { unreadCount: 1 }));
 		expect(moved.map((item) => item.conversationId)).toEqual(['conv_3', 'conv_1', 'conv_2']);
 		expect(moved[0].unreadCount).toBe(1);
-		expect(upsertSorted(moved, conversation('conv_4', '2026-01-02T12:00:00Z')).map((item) => item.conversationId)).toEqual([
+		expect(replaceSorted(moved, undefined, conversation('conv_4', '2026-01-02T12:00:00Z')).map((item) => item.conversationId)).toEqual([
 			'conv_3',
 			'conv_1',
 			'conv_4',

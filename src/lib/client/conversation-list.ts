@@ -1,7 +1,8 @@
 /**
  * The conversation list's pure logic: the order (last activity first), the assignment views (mine,
- * unassigned, all, one agent's, one team's, mentions), filters by status and unread, search, per-filter counts, and inserting one changed conversation into a
- * sorted list of 10,000 without sorting it again.
+ * unassigned, all, one agent's, one team's, mentions), filters by status and unread, search, per-filter
+ * counts and each conversation's share of them, and moving one changed conversation in a sorted list of
+ * 10,000 without sorting it again (docs/inbox-api.md §4).
  */
 import type { ConversationView, ConversationStatus } from './types';
 
@@ -15,18 +16,34 @@ export function compareConversations(a: ConversationView, b: ConversationView): 
 	return a.conversationId < b.conversationId ? 1 : a.conversationId > b.conversationId ? -1 : 0;
 }
 
-/** A new sorted list with `conversation` added or replaced. */
-export function upsertSorted(list: readonly ConversationView[], conversation: ConversationView): ConversationView[] {
-	const without = list.filter((item) => item.conversationId !== conversation.conversationId);
+/** Where `conversation` goes in the sorted `list` (the index of its copy there, if the list has it), by binary search. */
+export function sortedIndex(list: readonly ConversationView[], conversation: ConversationView): number {
 	let low = 0;
-	let high = without.length;
+	let high = list.length;
 	while (low < high) {
 		const middle = (low + high) >> 1;
-		if (compareConversations(without[middle], conversation) < 0) low = middle + 1;
+		if (compareConversations(list[middle], conversation) < 0) low = middle + 1;
 		else high = middle;
 	}
-	without.splice(low, 0, conversation);
-	return without;
+	return low;
+}
+
+/**
+ * A new sorted list with `previous` (the copy the list holds, if any) taken out and `next` (if any) put
+ * in: two binary searches, never a pass over the list. The same list when it neither holds `previous` nor gets `next`.
+ */
+export function replaceSorted(
+	list: readonly ConversationView[],
+	previous: ConversationView | undefined,
+	next: ConversationView | undefined
+): ConversationView[] {
+	const at = previous ? sortedIndex(list, previous) : -1;
+	const held = at >= 0 && list[at]?.conversationId === previous?.conversationId;
+	if (!held && !next) return list as ConversationView[];
+	const result = list.slice();
+	if (held) result.splice(at, 1);
+	if (next) result.splice(sortedIndex(result, next), 0, next);
+	return result;
 }
 
 /** Merges a page from the server into a sorted list (later copies of a conversation win). */
@@ -72,19 +89,29 @@ export interface AssignmentCounts {
 /** Open conversations (not closed, resolved or snoozed) in each assignment view. */
 export function countAssignments(list: readonly ConversationView[], myAccountId: string): AssignmentCounts {
 	const counts: AssignmentCounts = { mine: 0, unassigned: 0, all: 0, byAgent: {}, byTeam: {} };
-	for (const item of list) {
-		if (item.status === 'closed' || item.teamState !== 'open') continue;
-		counts.all++;
-		const team = item.team?.teamId;
-		if (team !== undefined) counts.byTeam[team] = (counts.byTeam[team] ?? 0) + 1;
-		const assignee = item.assignee?.accountId;
-		if (assignee === undefined) counts.unassigned++;
-		else {
-			counts.byAgent[assignee] = (counts.byAgent[assignee] ?? 0) + 1;
-			if (assignee === myAccountId) counts.mine++;
-		}
-	}
+	for (const item of list) tallyAssignment(counts, item, myAccountId, 1);
 	return counts;
+}
+
+/** Adds (`by` 1) or takes away (`by` -1) one conversation's share of the assignment counts, in place. */
+export function tallyAssignment(counts: AssignmentCounts, item: ConversationView, myAccountId: string, by: 1 | -1): void {
+	if (item.status === 'closed' || item.teamState !== 'open') return;
+	counts.all += by;
+	const team = item.team?.teamId;
+	if (team !== undefined) tallyKey(counts.byTeam, team, by);
+	const assignee = item.assignee?.accountId;
+	if (assignee === undefined) counts.unassigned += by;
+	else {
+		tallyKey(counts.byAgent, assignee, by);
+		if (assignee === myAccountId) counts.mine += by;
+	}
+}
+
+/** A count per key where a key counting nothing is absent. */
+function tallyKey(counts: Record<string, number>, key: string, by: 1 | -1): void {
+	const count = (counts[key] ?? 0) + by;
+	if (count === 0) delete counts[key];
+	else counts[key] = count;
 }
 
 /** Which of the team's states the list shows (docs/inbox-api.md §4 "Lifecycle"). */
@@ -114,11 +141,21 @@ export function filterConversations(
 	previews: ReadonlyMap<string, string>,
 	names: ReadonlyMap<string, string> = NO_PREVIEWS
 ): ConversationView[] {
+	const matches = conversationMatcher(filter, previews, names);
+	return matches ? list.filter(matches) : (list as ConversationView[]);
+}
+
+/** Whether one conversation passes the filter; null when the filter lets every conversation through. */
+export function conversationMatcher(
+	filter: ListFilter,
+	previews: ReadonlyMap<string, string>,
+	names: ReadonlyMap<string, string> = NO_PREVIEWS
+): ((item: ConversationView) => boolean) | null {
 	const needle = filter.search.trim().toLowerCase();
 	const assignment = filter.assignment ?? 'all';
 	if (assignment === 'all' && !filter.label && !filter.lifecycle && filter.status === 'all' && !filter.unreadOnly && needle === '')
-		return list as ConversationView[];
-	return list.filter((item) => {
+		return null;
+	return (item) => {
 		if (filter.lifecycle && item.teamState !== filter.lifecycle) return false;
 		if (filter.label && !item.labels?.includes(filter.label)) return false;
 		if (!inAssignmentView(item, assignment, filter.myAccountId ?? '', filter.mentioned)) return false;
@@ -132,7 +169,7 @@ export function filterConversations(
 			(previews.get(item.conversationId)?.toLowerCase().includes(needle) ?? false) ||
 			(names.get(item.conversationId)?.toLowerCase().includes(needle) ?? false)
 		);
-	});
+	};
 }
 
 export interface FilterCounts {
@@ -145,15 +182,18 @@ export interface FilterCounts {
 export function countConversations(list: readonly ConversationView[]): FilterCounts {
 	const zero = () => ({ all: 0, active: 0, awaiting_key: 0, pending: 0, closed: 0 }) as Record<StatusFilter, number>;
 	const counts: FilterCounts = { total: zero(), unread: zero() };
-	for (const item of list) {
-		counts.total.all++;
-		counts.total[item.status]++;
-		if (item.unreadCount > 0) {
-			counts.unread.all++;
-			counts.unread[item.status]++;
-		}
-	}
+	for (const item of list) tallyConversation(counts, item, 1);
 	return counts;
+}
+
+/** Adds (`by` 1) or takes away (`by` -1) one conversation's share of the status and unread counts, in place. */
+export function tallyConversation(counts: FilterCounts, item: ConversationView, by: 1 | -1): void {
+	counts.total.all += by;
+	counts.total[item.status] += by;
+	if (item.unreadCount > 0) {
+		counts.unread.all += by;
+		counts.unread[item.status] += by;
+	}
 }
 
 /** A new previews map with one conversation's preview set (the old map is never mutated). */

@@ -1,14 +1,19 @@
 /**
  * The conversation list store against the running inbox: a load started later wins over an earlier one
  * whose answer arrives last, a change that came live during a load outlives the load's older pages, and a
- * list cleared on sign-out stays empty (docs/inbox-api.md §3); the rows' draft marker follows the drafts.
+ * list cleared on sign-out stays empty (docs/inbox-api.md §3); the rows' draft marker follows the drafts;
+ * and what the page reads of the list (rows, counts, deadlines) follows each live change and filter (§4).
  */
+import { flushSync } from 'svelte';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { AGENT, useStack } from '$test-support/integration';
 import { PageNetwork } from '$test-support/page-network';
 import { createInvitation, listConversations, login } from './api';
 import { ConversationStore } from './conversations.svelte';
 import { newIdempotencyKey } from './http';
+import type { ConversationView } from './types';
+import { conversationView } from '$test-support/conversation-view';
+import { targetPolicy } from '../service-targets/targets';
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -94,5 +99,50 @@ describe('ConversationStore with the running inbox', () => {
 		expect([...store.drafts].sort()).toEqual(['conv_b', 'conv_c']);
 		store.clear();
 		expect(store.drafts.size).toBe(0);
+	});
+});
+
+describe('ConversationStore as the page reads it', () => {
+	const START = Date.parse('2026-11-23T10:00:00Z');
+	const started = new Date(START).toISOString();
+	const conversation = (id: string, extra: Partial<ConversationView> = {}) =>
+		conversationView(id, started, { createdAt: started, startedAt: started, firstCustomerAt: started, ...extra });
+
+	it('tells whoever reads its rows, counts and deadlines of each live change and each filter change', () => {
+		const store = new ConversationStore('acc_me');
+		store.policy = targetPolicy({ firstResponseMinutes: 60, resolutionMinutes: null, businessHoursOnly: false, byLabel: {} }, null);
+		store.now = START + 2 * 3_600_000;
+		store.upsert(conversation('conv_a'));
+		const seen: unknown[] = [];
+		const stop = $effect.root(() => {
+			$effect(() => {
+				seen.push([
+					store.visible.map((item) => item.conversationId),
+					store.counts.unread.all,
+					store.assignmentCounts.mine,
+					store.serviceCounts.overdue,
+					store.dueOf('conv_b')?.kind ?? null
+				]);
+			});
+		});
+		flushSync();
+		store.upsert(conversation('conv_b', { lastActivityAt: new Date(START + 60_000).toISOString(), unreadCount: 1 }));
+		flushSync();
+		store.upsert(
+			conversation('conv_a', {
+				lastActivityAt: new Date(START + 120_000).toISOString(),
+				assignee: { accountId: 'acc_me', displayName: 'Me' }
+			})
+		);
+		flushSync();
+		store.unreadOnly = true;
+		flushSync();
+		stop();
+		expect(seen).toEqual([
+			[['conv_a'], 0, 0, 1, null],
+			[['conv_b', 'conv_a'], 1, 0, 2, 'firstResponse'],
+			[['conv_a', 'conv_b'], 1, 1, 2, 'firstResponse'],
+			[['conv_b'], 1, 1, 2, 'firstResponse']
+		]);
 	});
 });

@@ -7,12 +7,7 @@
 import { SvelteSet } from 'svelte/reactivity';
 import { listConversations } from './api';
 import {
-	countAssignments,
-	countConversations,
-	countLifecycle,
-	filterConversations,
 	mergeSorted,
-	upsertSorted,
 	NO_MENTIONS,
 	NO_PREVIEWS,
 	withPreview,
@@ -22,15 +17,19 @@ import {
 	type LifecycleFilter,
 	type StatusFilter
 } from './conversation-list';
+import { LiveConversationList } from './live-conversation-list';
 import type { ConversationView } from './types';
-import { countServiceViews, dueByConversation, inServiceView, type ServiceView } from './service-due';
-import type { TargetPolicy } from '../service-targets/targets';
+import type { ServiceView } from './service-due';
+import type { ServiceDue, TargetPolicy } from '../service-targets/targets';
 
 const PAGE_SIZE = 200;
 const PREVIEW_LENGTH = 140;
 
 export class ConversationStore {
-	#items = $state.raw<ConversationView[]>([]);
+	/** The list, its filtered rows and counts, each live change applied to one row (docs/inbox-api.md §4). */
+	readonly #live: LiveConversationList;
+	/** Moved on at each change of the live list, so whatever read it reads it again. */
+	#version = $state(0);
 	#previews = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
 	/** Customers' names from their decrypted profiles, by conversation (plaintext: gone on lock). */
 	#names = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
@@ -51,54 +50,81 @@ export class ConversationStore {
 	status = $state<StatusFilter>('all');
 	unreadOnly = $state(false);
 	search = $state('');
-	/** The team's service targets (docs/service-targets.md), null when it has none. */
-	policy = $state.raw<TargetPolicy | null>(null);
+	#policy = $state.raw<TargetPolicy | null>(null);
 	/** The view by deadline. */
 	service = $state<ServiceView>('');
-	/** The clock the deadlines are read by: moved on by the page, and at each change of the list. */
+	/** The clock the deadlines are read by: moved on by the page and at each load, not at each live change. */
 	now = $state(Date.now());
-	/** Each open conversation's next deadline. */
-	readonly dues = $derived(dueByConversation(this.#items, this.policy));
 	/** Conversations due within the hour and overdue, now. */
-	readonly serviceCounts = $derived(countServiceViews(this.dues, this.now));
-
-	readonly #filtered = $derived(
-		filterConversations(
-			this.#items,
-			{
-				lifecycle: this.lifecycle,
-				label: this.label || undefined,
-				assignment: this.assignment,
-				myAccountId: this.#myAccountId,
-				mentioned: this.#mentioned(),
-				status: this.status,
-				unreadOnly: this.unreadOnly,
-				search: this.search
-			},
-			this.#previews,
-			this.#names
+	readonly serviceCounts = $derived.by(() => this.#read(() => this.#live.serviceCountsAt(this.now)));
+	/** The rows the filters let through, sorted like the list. */
+	readonly visible = $derived.by(() =>
+		this.#read(() =>
+			this.#live.shown(
+				{
+					lifecycle: this.lifecycle,
+					label: this.label || undefined,
+					assignment: this.assignment,
+					myAccountId: this.#myAccountId,
+					mentioned: this.#mentioned(),
+					status: this.status,
+					unreadOnly: this.unreadOnly,
+					search: this.search,
+					service: this.service,
+					now: this.now
+				},
+				this.#previews,
+				this.#names
+			)
 		)
 	);
-	readonly visible = $derived(
-		this.service === ''
-			? this.#filtered
-			: this.#filtered.filter((item) => inServiceView(this.service, this.dues.get(item.conversationId), this.now))
-	);
-	readonly counts: FilterCounts = $derived(countConversations(this.#items));
-	/** Conversations in each of the team's states, live. */
-	readonly lifecycleCounts = $derived(countLifecycle(this.#items));
-	/** Open conversations in each assignment view, live. */
-	readonly assignmentCounts: AssignmentCounts = $derived(countAssignments(this.#items, this.#myAccountId));
 
 	/** `myAccountId` is who "Mine" is; `mentioned`, where a note mentioned them (read live, for the Mentions view). */
 	constructor(myAccountId = '', mentioned?: () => ReadonlySet<string>) {
 		this.#myAccountId = myAccountId;
+		this.#live = new LiveConversationList(myAccountId);
 		if (mentioned) this.#mentioned = mentioned;
+	}
+
+	/** What `read` gives, read again at each change of the live list (whoever calls this depends on its version). */
+	#read<T>(read: () => T): T {
+		void this.#version;
+		return read();
 	}
 
 	/** Sorted by last activity; replaced, never mutated, so 10,000 rows stay cheap to track. */
 	get items(): readonly ConversationView[] {
-		return this.#items;
+		return this.#read(() => this.#live.items);
+	}
+
+	get counts(): FilterCounts {
+		return this.#read(() => this.#live.counts);
+	}
+
+	/** Conversations in each of the team's states, live. */
+	get lifecycleCounts(): Record<LifecycleFilter, number> {
+		return this.#read(() => this.#live.lifecycleCounts);
+	}
+
+	/** Open conversations in each assignment view, live. */
+	get assignmentCounts(): AssignmentCounts {
+		return this.#read(() => this.#live.assignmentCounts);
+	}
+
+	/** The team's service targets (docs/service-targets.md), null when it has none. */
+	get policy(): TargetPolicy | null {
+		return this.#policy;
+	}
+
+	set policy(policy: TargetPolicy | null) {
+		this.#live.setPolicy(policy);
+		this.#policy = policy;
+		this.#version++;
+	}
+
+	/** An open conversation's next deadline. */
+	dueOf(conversationId: string): ServiceDue | undefined {
+		return this.#read(() => this.#live.dueOf(conversationId));
 	}
 
 	get drafts(): ReadonlySet<string> {
@@ -147,7 +173,7 @@ export class ConversationStore {
 	#changedDuringLoad: ConversationView[] = [];
 
 	get(conversationId: string): ConversationView | undefined {
-		return this.#items.find((item) => item.conversationId === conversationId);
+		return this.#read(() => this.#live.get(conversationId));
 	}
 
 	/**
@@ -168,8 +194,9 @@ export class ConversationStore {
 				if (generation !== this.generation) return;
 				collected = collected.concat(page.data);
 				// the first page replaces what was shown, later pages merge; changes that came live meanwhile win
-				const merged = cursor === null ? mergeSorted([], collected) : mergeSorted(this.#items, page.data);
-				this.#items = mergeSorted(merged, this.#changedDuringLoad);
+				const merged = cursor === null ? mergeSorted([], collected) : mergeSorted(this.#live.items, page.data);
+				this.#live.replaceAll(mergeSorted(merged, this.#changedDuringLoad));
+				this.#version++;
 				this.now = Date.now();
 				if (cursor === null) firstPage?.(page.liveEventId);
 				cursor = page.nextCursor;
@@ -187,8 +214,8 @@ export class ConversationStore {
 
 	/** A conversation from an event or a call, placed where its last activity puts it. */
 	upsert(conversation: ConversationView): void {
-		this.#items = upsertSorted(this.#items, conversation);
-		this.now = Date.now();
+		this.#live.upsert(conversation);
+		this.#version++;
 		if (this.#loading) this.#changedDuringLoad.push(conversation);
 	}
 
@@ -199,11 +226,15 @@ export class ConversationStore {
 	}
 
 	setPreview(conversationId: string, text: string): void {
-		this.#previews = withPreview(this.#previews, conversationId, text, PREVIEW_LENGTH);
+		const previews = withPreview(this.#previews, conversationId, text, PREVIEW_LENGTH);
+		this.#live.textChanged(conversationId, previews, this.#names);
+		this.#previews = previews;
 	}
 
 	setName(conversationId: string, name: string): void {
-		this.#names = withPreview(this.#names, conversationId, name, 100);
+		const names = withPreview(this.#names, conversationId, name, 100);
+		this.#live.textChanged(conversationId, this.#previews, names);
+		this.#names = names;
 	}
 
 	/** Forgets every decrypted preview and name (on lock and sign-out). */
@@ -215,7 +246,8 @@ export class ConversationStore {
 	clear(): void {
 		this.generation++;
 		this.#changedDuringLoad = [];
-		this.#items = [];
+		this.#live.replaceAll([]);
+		this.#version++;
 		this.#drafts.clear();
 		this.#previews = NO_PREVIEWS;
 		this.#names = NO_PREVIEWS;

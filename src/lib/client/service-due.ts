@@ -10,15 +10,19 @@ import type { ConversationView } from './types';
 export type ServiceView = '' | 'breaching' | 'overdue';
 
 /** The deadline of each open conversation that has one. */
-export function dueByConversation(items: readonly ConversationView[], policy: TargetPolicy | null): ReadonlyMap<string, ServiceDue> {
+export function dueByConversation(items: readonly ConversationView[], policy: TargetPolicy | null): Map<string, ServiceDue> {
 	const dues = new Map<string, ServiceDue>();
 	if (!policy) return dues;
 	for (const item of items) {
-		if (item.status === 'closed') continue;
-		const due = serviceDue(policy, item);
+		const due = conversationDue(item, policy);
 		if (due) dues.set(item.conversationId, due);
 	}
 	return dues;
+}
+
+/** One conversation's next deadline: none once it is closed. */
+export function conversationDue(item: ConversationView, policy: TargetPolicy | null): ServiceDue | null {
+	return item.status === 'closed' ? null : serviceDue(policy, item);
 }
 
 /** Whether a conversation is in the view at `now`. */
@@ -29,11 +33,14 @@ export function inServiceView(view: ServiceView, due: ServiceDue | undefined, no
 
 export function countServiceViews(dues: ReadonlyMap<string, ServiceDue>, now: number): Record<'breaching' | 'overdue', number> {
 	const counts = { breaching: 0, overdue: 0 };
-	for (const due of dues.values()) {
-		const state = dueState(due, now);
-		if (state !== 'onTrack') counts[state]++;
-	}
+	for (const due of dues.values()) tallyServiceView(counts, due, now, 1);
 	return counts;
+}
+
+/** Adds (`by` 1) or takes away (`by` -1) one deadline's share of the counts at `now`, in place. */
+export function tallyServiceView(counts: Record<'breaching' | 'overdue', number>, due: ServiceDue, now: number, by: 1 | -1): void {
+	const state = dueState(due, now);
+	if (state !== 'onTrack') counts[state] += by;
 }
 
 const MINUTE = 60_000;
