@@ -3,9 +3,9 @@
  * Chromium over 10,000 seeded conversations with a few stored messages each, plus live ones. Measured
  * from the page: unlock → first rows, unlock → every count right, row click → first decrypted message,
  * and frame times and long tasks over a 10 s wheel scroll with no events (the reference), while the
- * simulator's customers write 50 messages/s, and once more under the CPU profiler to show where the time goes.
+ * simulator's customers write 50 messages/s, and once more under a Chrome trace to show where the time goes.
  */
-import { chromium, type Page } from '@playwright/test';
+import { chromium, type Browser, type Page } from '@playwright/test';
 import { rmSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { ensureBuild } from '../../src/cli/stack/build';
@@ -200,7 +200,7 @@ function writeAtRate(customers: SimCustomer[], perSecond: number) {
 }
 
 /** The 10 s scroll while customers write; a second of writing first so the live updates are flowing. */
-async function scrollWhileWriting(page: Page, customers: SimCustomer[], during?: () => Promise<void>) {
+async function scrollWhileWriting(page: Page, customers: SimCustomer[], during?: () => Promise<unknown>) {
 	const stopWriting = writeAtRate(customers, MESSAGES_PER_SECOND);
 	await new Promise((resolve) => setTimeout(resolve, 1000));
 	await during?.();
@@ -208,29 +208,51 @@ async function scrollWhileWriting(page: Page, customers: SimCustomer[], during?:
 	return { scroll, writing: await stopWriting() };
 }
 
-/** The functions with the most self time (ms) in a CPU profile of the page over the scroll with events. */
-async function profileScrollWhileWriting(page: Page, customers: SimCustomer[]) {
-	const cdp = await page.context().newCDPSession(page);
-	await cdp.send('Profiler.enable');
-	await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
-	await scrollWhileWriting(page, customers, async () => {
-		await cdp.send('Profiler.start');
-	});
-	const { profile } = await cdp.send('Profiler.stop');
-	await cdp.detach();
-	const names = new Map(
-		profile.nodes.map((node) => {
-			const { functionName, url, lineNumber } = node.callFrame;
-			const where = url ? ` ${url.replace(/^.*\//, '').replace(/\?.*$/, '')}:${lineNumber + 1}` : '';
-			return [node.id, `${functionName || '(anonymous)'}${where}`];
-		})
+interface TraceEvent {
+	name: string;
+	ph: string;
+	ts: number;
+	dur?: number;
+	pid: number;
+	tid: number;
+	args?: { name?: string; data?: { type?: string } };
+}
+
+/** Self time (ms) by kind of work on the busiest renderer main thread of a trace, most first. */
+function mainThreadSelfTime(events: TraceEvent[]): [string, number][] {
+	const mainThreads = new Set(
+		events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`)
 	);
-	const selfMs = new Map<string, number>();
-	(profile.samples ?? []).forEach((id, index) => {
-		const name = names.get(id) as string;
-		selfMs.set(name, (selfMs.get(name) ?? 0) + (profile.timeDeltas?.[index] ?? 0) / 1000);
-	});
-	return [...selfMs.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12);
+	const byThread = new Map<string, TraceEvent[]>();
+	for (const event of events) {
+		const thread = `${event.pid}:${event.tid}`;
+		if (event.ph === 'X' && event.dur !== undefined && mainThreads.has(thread))
+			byThread.set(thread, [...(byThread.get(thread) ?? []), event]);
+	}
+	const busiest = [...byThread.values()].sort((a, b) => b.length - a.length)[0] ?? [];
+	busiest.sort((a, b) => a.ts - b.ts || (b.dur as number) - (a.dur as number));
+	const selfUs = new Map<string, number>();
+	const open: { event: TraceEvent; name: string }[] = [];
+	const add = (name: string, us: number) => selfUs.set(name, (selfUs.get(name) ?? 0) + us);
+	for (const event of busiest) {
+		while (open.length && open[open.length - 1].event.ts + (open[open.length - 1].event.dur as number) <= event.ts) open.pop();
+		const parent = open[open.length - 1];
+		if (parent) add(parent.name, -(event.dur as number));
+		const name = event.name === 'EventDispatch' ? `EventDispatch (${event.args?.data?.type})` : event.name;
+		add(name, event.dur as number);
+		open.push({ event, name });
+	}
+	return [...selfUs.entries()]
+		.map(([name, us]): [string, number] => [name, us / 1000])
+		.sort((a, b) => b[1] - a[1])
+		.slice(0, 12);
+}
+
+/** A Chrome trace of the scroll with events (a run of its own), summed by kind of work on the page's main thread. */
+async function traceScrollWhileWriting(browser: Browser, page: Page, customers: SimCustomer[]) {
+	await scrollWhileWriting(page, customers, () => browser.startTracing(page, { categories: ['devtools.timeline'] }));
+	const trace = JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] };
+	return mainThreadSelfTime(trace.traceEvents);
 }
 
 const percentile = (values: number[], p: number) => {
@@ -261,14 +283,14 @@ async function liveCustomers(inbox: InboxStack, agent: Parameters<InboxStack['in
 	return customers;
 }
 
-async function measure(page: Page, inbox: InboxStack) {
+async function measure(browser: Browser, page: Page, inbox: InboxStack) {
 	const agent = await readyAgent(page, inbox, 'bench');
 	const customers = await liveCustomers(inbox, agent);
 	const unlocked = await timeUnlock(page, expectedCounts(LIVE_CUSTOMERS));
 	const rowToMessage = await timeRowToMessage(page, customers[0].conversationId, 'Hello, this is live customer 0.');
 	const reference = await scrollTen(page);
 	const loaded = await scrollWhileWriting(page, customers);
-	const profile = await profileScrollWhileWriting(page, customers);
+	const profile = await traceScrollWhileWriting(browser, page, customers);
 	return { unlocked, rowToMessage, reference, loaded, profile };
 }
 
@@ -290,7 +312,7 @@ function report({ unlocked, rowToMessage, reference, loaded, profile }: Awaited<
 		'  goals while events arrive',
 		`frame p95 ≤ ${GOALS.frameP95} ms: ${goal(p95 <= GOALS.frameP95)}, no task > ${GOALS.longestTask} ms: ${goal(longest <= GOALS.longestTask)}`
 	);
-	console.log('\nwhere the page spends the scroll with events (CPU profile, self time, a run of its own):');
+	console.log('\nwhere the main thread of the page spends the scroll with events (Chrome trace, self time, a run of its own):');
 	for (const [name, selfMs] of profile) console.log(`  ${selfMs.toFixed(0).padStart(6)} ms  ${name}`);
 	const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
 	console.log(
@@ -320,7 +342,7 @@ async function main(): Promise<void> {
 		// tsx names the page's functions with esbuild's `__name` helper, which the page lacks
 		await context.addInitScript({ content: 'globalThis.__name = (fn) => fn;' });
 		const page = await context.newPage();
-		report(await measure(page, inbox), loadAtStart);
+		report(await measure(browser, page, inbox), loadAtStart);
 	} finally {
 		await browser.close();
 		await inbox.stack.stop();
