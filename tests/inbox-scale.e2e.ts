@@ -4,72 +4,20 @@
  * DOM, and follows a scroll from top to bottom frame by frame. The frame times are reported, not asserted
  * (speed belongs in benchmarks); what is asserted is that every frame showed the rows under the viewport.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ensureBuild } from '../src/cli/stack/build';
-import { startStack } from '../src/cli/stack/stack';
-import { ensureConversation, recordStart, updateStatus } from '../src/lib/server/db/conversations';
-import { openDatabase } from '../src/lib/server/db/database';
-import { ADMIN, expect, InboxStack, openConversation, readyAgent, screenshot, test as base } from './support/inbox-e2e';
-import { seedPgliteDataDir } from './support/pglite-template';
+import { rmSync } from 'node:fs';
+import { expect, InboxStack, openConversation, readyAgent, screenshot, test as base } from './support/inbox-e2e';
+import { startSeededInbox } from './support/seeded-inbox';
 
 const SEEDED = 10_000;
-const STATUSES = ['active', 'active', 'active', 'active', 'active', 'active', 'awaiting_key', 'pending', 'closed', 'closed'] as const;
-
-/** 10,000 conversations written with the server's own database functions before the inbox starts. */
-async function seedConversations(dataDir: string): Promise<void> {
-	const database = await openDatabase({ dataDir, databaseUrl: null });
-	const start = Date.UTC(2026, 0, 1);
-	try {
-		await database.transaction(async (tx) => {
-			for (let i = 0; i < SEEDED; i++) {
-				const conversationId = `conv_${randomBytes(12).toString('base64url')}`;
-				const status = STATUSES[i % STATUSES.length];
-				const at = new Date(start + i * 60_000);
-				await ensureConversation(tx, conversationId, status === 'pending' ? 'pending' : 'active', at);
-				if (status !== 'pending') {
-					await recordStart(
-						tx,
-						{
-							conversationId,
-							status: status === 'awaiting_key' ? 'awaiting_key' : 'active',
-							trust: i % 3 === 0 ? 'unverified' : 'verified',
-							wrapForCompany: { keyVersion: 1, sealed: randomBytes(48 + 40 + conversationId.length).toString('base64url') },
-							userPublicKey: randomBytes(32).toString('base64url'),
-							rewrapState: status === 'awaiting_key' ? 'queued' : 'none',
-							rewrapRequestedBy: null,
-							startedEventAt: at
-						},
-						at
-					);
-				}
-				if (status === 'closed') await updateStatus(tx, conversationId, { status: 'closed' }, at);
-			}
-		});
-	} finally {
-		await database.close();
-	}
-}
 
 const test = base.extend<object, { inbox: InboxStack }>({
 	inbox: [
 		// eslint-disable-next-line no-empty-pattern -- Playwright reads the fixtures a fixture needs from this pattern
 		async ({}, use) => {
-			await ensureBuild();
-			const dataDir = mkdtempSync(join(tmpdir(), 'inbox-ui-scale-'));
-			const stack = await startStack({
-				dataDir,
-				accounts: [ADMIN],
-				prepare: async () => {
-					await seedPgliteDataDir(dataDir);
-					await seedConversations(dataDir);
-				}
-			});
-			await use(new InboxStack(stack));
-			await stack.stop();
-			rmSync(dataDir, { recursive: true, force: true });
+			const inbox = await startSeededInbox(SEEDED);
+			await use(inbox);
+			await inbox.stack.stop();
+			rmSync(inbox.stack.dataDir, { recursive: true, force: true });
 		},
 		{ scope: 'worker', timeout: 300_000 }
 	]
