@@ -1,7 +1,8 @@
 /**
  * The chunk workers of the browser (docs/crypto-worker.md, "Parallel chunks"): module Workers started
  * by the crypto worker itself from its own script, so F passes only between our workers, never through
- * the page, and libsodium is fetched once for all of them.
+ * the page, and libsodium is fetched once for all of them. Every worker script that starts them serves
+ * the chunk role when its name is `CHUNK_WORKER_NAME` (entry.ts; the harness's conformance worker).
  */
 import { CHUNK_WORKER_NAME } from './chunk-worker-entry';
 import { ChunkWorkerPool } from './pool';
