@@ -120,7 +120,7 @@ describe('the team reports and service targets over HTTP (docs/reports.md "The A
 		const table = await grace.get('/api/reports/csv?from=2026-02-01&to=2026-03-01&table=secrets');
 		expect([table.status, table.body.error.message]).toEqual([
 			400,
-			'table must be one of overall, byAgent, byLabel, firstResponseBuckets, heatmap, timeOnline, current, serviceTargets'
+			'table must be one of overall, byAgent, byLabel, byTeam, firstResponseBuckets, heatmap, timeOnline, current, serviceTargets'
 		]);
 	});
 
