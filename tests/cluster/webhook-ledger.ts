@@ -60,6 +60,18 @@ function processedLines(cluster: Cluster): Map<string, number> {
 	return counts;
 }
 
+/**
+ * HAProxy's log lines (`option httplog`: `Tq/Tw/Tc/Tr/Ta`, status, termination state, `+retries`) of the
+ * webhooks that took a second or more or got no 200, and its servers' changes of state.
+ */
+function haproxyTrouble(cluster: Cluster): string[] {
+	return cluster.haproxy.log.filter((line) => {
+		if (/ is (UP|DOWN)|going DOWN|back UP/.test(line)) return true;
+		const logged = / webhooks\/\S+ (-?\d+)\/(-?\d+)\/(-?\d+)\/(-?\d+)\/\+?(-?\d+) (-?\d+) /.exec(line);
+		return logged !== null && (Number(logged[5]) >= 1000 || logged[6] !== '200');
+	});
+}
+
 async function storedStates(cluster: Cluster, eventIds: readonly string[]): Promise<Map<string, string>> {
 	const client = new pg.Client({ connectionString: cluster.databaseUrl });
 	await client.connect();
@@ -98,10 +110,15 @@ export async function settledCounts(
 		if (done || Date.now() > deadline) {
 			const lines = processedLines(cluster);
 			// a refusal is a bug to find: the output keeps what the simulator saw of each one
+			let refusals = 0;
 			for (const delivery of attempted)
 				for (const attempt of delivery.attemptLog)
-					if (refusedAttempts({ attemptLog: [attempt] }))
+					if (refusedAttempts({ attemptLog: [attempt] })) {
+						refusals++;
 						console.log(`cluster: refused attempt of ${delivery.eventId}: ${JSON.stringify(attempt)}`);
+					}
+			// and how HAProxy saw it: which process each slow or failed webhook ended on, its timers and retries
+			if (refusals > 0) console.log(`cluster: HAProxy's slow or failed webhooks and state changes:\n${haproxyTrouble(cluster).join('\n')}`);
 			return {
 				acknowledged: acknowledged.size,
 				stored: [...acknowledged].filter((eventId) => states.has(eventId)).length,

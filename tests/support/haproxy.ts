@@ -19,6 +19,8 @@ export interface RunningHaproxy {
 	/** Where the inbox is reached through HAProxy. */
 	url: string;
 	process: RunningProcess;
+	/** Every line HAProxy printed (one per request, and each change of a server's state). */
+	log: readonly string[];
 	/** The status of each server of the `inbox` backend, by name (`inbox-1`, `inbox-2`). */
 	serverStatus(): Promise<Record<string, ServerStatus>>;
 	/** Polls until `server` has `status`. */
@@ -52,13 +54,20 @@ export async function startHaproxy(options: {
 	const directory = mkdtempSync(join(tmpdir(), 'inbox-haproxy-'));
 	const socket = join(directory, 'admin.sock');
 	const url = `http://127.0.0.1:${options.frontPort}`;
-	const child = startProcess('haproxy', HAPROXY_PATH, ['-db', '-f', HAPROXY_CONFIG], {
-		INBOX_FRONT: `127.0.0.1:${options.frontPort}`,
-		INBOX_1: options.servers[0],
-		INBOX_2: options.servers[1],
-		HAPROXY_RUNTIME_SOCKET: socket,
-		CHECK_INTERVAL: options.checkInterval
-	});
+	const log: string[] = [];
+	const child = startProcess(
+		'haproxy',
+		HAPROXY_PATH,
+		['-db', '-f', HAPROXY_CONFIG],
+		{
+			INBOX_FRONT: `127.0.0.1:${options.frontPort}`,
+			INBOX_1: options.servers[0],
+			INBOX_2: options.servers[1],
+			HAPROXY_RUNTIME_SOCKET: socket,
+			CHECK_INTERVAL: options.checkInterval
+		},
+		{ onLine: (line) => log.push(line) }
+	);
 	await waitForUrl(`${url}/api/health`, [child], 20_000);
 	const serverStatus = async () => {
 		const [header, ...rows] = (await runtimeCommand(socket, 'show stat')).trim().split('\n');
@@ -74,6 +83,7 @@ export async function startHaproxy(options: {
 	return {
 		url,
 		process: child,
+		log,
 		serverStatus,
 		async waitForServer(server, status, timeoutMs = 30_000) {
 			const deadline = Date.now() + timeoutMs;
