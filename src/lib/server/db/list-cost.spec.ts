@@ -11,6 +11,12 @@ import type { Database } from './database';
 import { LIST_VIEWS_SQL, listConversationViews } from './conversations';
 import { COUNTS_SQL } from './conversation-counts';
 import { markReadUpTo, storeMessage } from './messages';
+import { appendLiveEvent } from './live-events';
+import { newLease } from './leases';
+import { claimDueEvents, storeWebhookEvents } from './webhook-events';
+import { applyMessageBatch, messagesOf } from '../webhooks/message-batch';
+import { deferred } from '$test-support/deferred';
+import { incomingEvent } from '$test-support/webhooks';
 
 const CONVERSATIONS = 2_000;
 const MESSAGES_EACH = 30;
@@ -128,4 +134,53 @@ describe.each(BACKENDS)('a list page on %s', (backend) => {
 		expect(await markReadUpTo(db, 'acc_admin', 'conv_1', 'msg_1_3', new Date())).toBe(true);
 		expect((await unreadCounts()).get('conv_1')).toBe(0);
 	});
+
+	it.runIf(backend === 'PostgreSQL')(
+		'a read mark and a run of webhook messages of the same conversation at once: neither waits on the other crosswise, both count',
+		async () => {
+			const db = await databases.open();
+			await seed(db);
+			const now = new Date();
+			const events = [31, 32].map((seq) => ({
+				id: `evt_run_${seq}`,
+				type: 'message.created',
+				createdAt: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+				data: {
+					messageId: `msg_run_${seq}`,
+					conversationId: 'conv_1',
+					seq,
+					senderType: 'user',
+					contentType: 'text',
+					encryption: { v: 1, scheme: 'sc1', keyVersion: 1, clientMessageId: `usr_run_${seq}`, nonce: 'n', ciphertext: 'c' },
+					createdAt: now.toISOString().replace(/\.\d{3}Z$/, 'Z')
+				}
+			}));
+			await storeWebhookEvents(db, events.map(incomingEvent), now);
+			const claimed = await claimDueEvents(db, 10, newLease(15_000), now);
+			// the mark holds its conversation's count; the run starts meanwhile and must wait for it before the
+			// live events' lock, or the mark's live event and the run's count would wait on each other
+			const [marked, release] = [deferred<void>(), deferred<void>()];
+			const mark = db.transaction(async (tx) => {
+				expect(await markReadUpTo(tx, 'acc_admin', 'conv_1', 'msg_1_30', now)).toBe(true);
+				marked.resolve();
+				await release.promise;
+				await appendLiveEvent(tx, 'conversation.changed', 'conv_1', { conversationId: 'conv_1' }, now);
+			});
+			await marked.promise;
+			const run = applyMessageBatch(db, claimed, messagesOf(claimed, now)!, now);
+			for (let waited = 0; ; waited += 20) {
+				const [row] = await db.query<{ n: number }>(
+					`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
+				);
+				if (row.n > 0) break;
+				if (waited > 5_000) throw new Error('the run never waited for the mark');
+				await new Promise((resolve) => setTimeout(resolve, 20));
+			}
+			release.resolve();
+			await Promise.all([mark, run]);
+			const views = (await listConversationViews(db, admin, { limit: 50 })).views;
+			// read up to seq 30, then the customer's two of the run
+			expect(views.find((view) => view.conversationId === 'conv_1')?.unreadCount).toBe(2);
+		}
+	);
 });

@@ -100,6 +100,22 @@ export async function listStoredMessages(
 }
 
 /**
+ * Takes the count rows (migration 33) of the conversations `conversationIds`, in the order of their ids,
+ * creating the missing ones, before a statement that stores their customer's messages and then takes
+ * the live events' lock: a read mark takes its conversation's row first and then that lock, so every
+ * writer takes them in the same order and none waits on another crosswise.
+ */
+export async function takeCustomerCounts(tx: Queryable, conversationIds: readonly string[]): Promise<void> {
+	if (conversationIds.length === 0) return;
+	await tx.query(
+		`insert into conversation_customer_messages as kept (conversation_id, stored)
+		 select distinct conversation_id, 0 from unnest($1::text[]) as c (conversation_id) order by conversation_id
+		 on conflict (conversation_id) do update set stored = kept.stored`,
+		[conversationIds]
+	);
+}
+
+/**
  * Moves the account's read pointer forward to the stored message; false when that message is unknown here.
  * The mark keeps how many of the customer's messages it covers (migration 33): counted as those stored less
  * those after the mark, under the lock of the conversation's count, so a message stored meanwhile is

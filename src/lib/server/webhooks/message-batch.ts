@@ -9,7 +9,7 @@ import { parseMessageCreated, parseWebhookEvent, type WebhookEvent } from '../..
 import { isoSeconds } from '../../crypto/rules';
 import type { Database } from '../db/database';
 import { LIVE_CHANNEL, LIVE_ORDER_LOCK } from '../db/live-events';
-import { customerConversations, messageColumns, type StoredMessage } from '../db/messages';
+import { customerConversations, messageColumns, takeCustomerCounts, type StoredMessage } from '../db/messages';
 import { keepingFirstResponses } from '../db/response-facts';
 import { LeaseLostError } from '../db/leases';
 import type { StoredEvent } from '../db/webhook-events';
@@ -125,6 +125,8 @@ export async function applyMessageBatch(
 ): Promise<{ stored: number }> {
 	return db.transaction((tx) =>
 		keepingFirstResponses(tx, customerConversations(messages), async () => {
+			// the statement's trigger counts the customer's messages after it took the live events' lock
+			await takeCustomerCounts(tx, customerConversations(messages));
 			const [row] = await tx.query<{ stored: number; processed: number }>(STATEMENT, [
 				...messageColumns(messages),
 				now,
