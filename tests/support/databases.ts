@@ -60,3 +60,15 @@ export function useDatabases(backend: Backend): DatabaseHarness {
 		}
 	};
 }
+
+/** Resolves once a session of PostgreSQL `db` waits for a lock (another transaction holds it); fails after `timeoutMs`. */
+export async function someoneWaitsForALock(db: Database, timeoutMs = 5_000): Promise<void> {
+	for (let waited = 0; ; waited += 20) {
+		const [row] = await db.query<{ n: number }>(
+			`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
+		);
+		if (row.n > 0) return;
+		if (waited > timeoutMs) throw new Error(`no session waited for a lock within ${timeoutMs} ms`);
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+}

@@ -2,10 +2,11 @@
  * The cost of a page of the list and of its counts (docs/inbox-api.md §4 "Cost of a page"): on both
  * stores a page reads the conversations in order from the index of their last activity, first page or
  * deep, and takes each row's unread count from the kept counts (migration 33), never reading a message;
- * the counts read no message either; and the kept counts are right, also for a message stored late.
+ * the counts read no message either; the kept counts are right, also for a message stored late; and a
+ * read mark and a run of webhook messages of the same conversation never wait on each other crosswise.
  */
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, useDatabases } from '$test-support/databases';
+import { BACKENDS, someoneWaitsForALock, useDatabases } from '$test-support/databases';
 import type { Account } from './accounts';
 import type { Database } from './database';
 import { LIST_VIEWS_SQL, listConversationViews } from './conversations';
@@ -168,14 +169,7 @@ describe.each(BACKENDS)('a list page on %s', (backend) => {
 			});
 			await marked.promise;
 			const run = applyMessageBatch(db, claimed, messagesOf(claimed, now)!, now);
-			for (let waited = 0; ; waited += 20) {
-				const [row] = await db.query<{ n: number }>(
-					`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
-				);
-				if (row.n > 0) break;
-				if (waited > 5_000) throw new Error('the run never waited for the mark');
-				await new Promise((resolve) => setTimeout(resolve, 20));
-			}
+			await someoneWaitsForALock(db);
 			release.resolve();
 			await Promise.all([mark, run]);
 			const views = (await listConversationViews(db, admin, { limit: 50 })).views;

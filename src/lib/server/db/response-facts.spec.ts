@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, useDatabases } from '$test-support/databases';
+import { BACKENDS, someoneWaitsForALock, useDatabases } from '$test-support/databases';
 import { deferred } from '$test-support/deferred';
 import { random } from '$test-support/random';
 import { incomingEvent } from '$test-support/webhooks';
@@ -204,14 +204,7 @@ describe.each(BACKENDS)('first responses kept as they are stored on %s (docs/rep
 				});
 				await wrote.promise;
 				const secondDone = db.transaction((tx) => write(tx, second));
-				for (let waited = 0; ; waited += 20) {
-					const [row] = await db.query<{ n: number }>(
-						`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`
-					);
-					if (row.n > 0) break;
-					if (waited > 5_000) throw new Error('the second write never waited for the first');
-					await new Promise((resolve) => setTimeout(resolve, 20));
-				}
+				await someoneWaitsForALock(db);
 				held.resolve();
 				await Promise.all([firstDone, secondDone]);
 			}
