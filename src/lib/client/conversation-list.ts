@@ -30,7 +30,8 @@ export function sortedIndex(list: readonly ConversationView[], conversation: Con
 
 /**
  * A new sorted list with `previous` (the copy the list holds, if any) taken out and `next` (if any) put
- * in: two binary searches, never a pass over the list. The same list when it neither holds `previous` nor gets `next`.
+ * in: two binary searches compare a few dozen rows, and one copy of the array moves the others without
+ * reading them. The same list when it neither holds `previous` nor gets `next`.
  */
 export function replaceSorted(
 	list: readonly ConversationView[],

@@ -239,6 +239,8 @@ export class ConversationStore {
 
 	/** Forgets every decrypted preview and name (on lock and sign-out). */
 	forgetPlaintext(): void {
+		this.#live.forgetText();
+		this.#version++;
 		this.#previews = NO_PREVIEWS;
 		this.#names = NO_PREVIEWS;
 	}

@@ -33,6 +33,8 @@ export interface ShownFilter extends ListFilter {
 type ServiceCounts = Record<'breaching' | 'overdue', number>;
 
 /** What the shown list was filtered by: a filter that differs in none of these shows the same rows. */
+const NO_FILTER: ShownFilter = { status: 'all', unreadOnly: false, search: '', service: '', now: 0 };
+
 function filterKey(filter: ShownFilter, previews: ReadonlyMap<string, string>, names: ReadonlyMap<string, string>): unknown[] {
 	const searching = filter.search.trim() !== '';
 	return [
@@ -71,7 +73,7 @@ export class LiveConversationList {
 	#matches: (item: ConversationView) => boolean = () => true;
 	/** The filter lets every conversation through: the shown list is the list. */
 	#showsEverything = true;
-	#filter: ShownFilter = { status: 'all', unreadOnly: false, search: '', service: '', now: 0 };
+	#filter: ShownFilter = { ...NO_FILTER };
 
 	constructor(private readonly myAccountId = '') {
 		this.#assignmentCounts = countAssignments([], myAccountId);
@@ -165,6 +167,16 @@ export class LiveConversationList {
 		this.#shownKey = filterKey(this.#filter, previews, names);
 		this.#matches = this.#matcherFor(this.#filter, previews, names);
 		this.#reshow(item, item);
+	}
+
+	/**
+	 * The decrypted previews and names were forgotten (lock, sign-out): nothing filtered by them, nor
+	 * the matcher that holds them, is kept; the next `shown` filters from scratch.
+	 */
+	forgetText(): void {
+		this.#shownKey = null;
+		this.#matches = () => true;
+		this.#filter = { ...NO_FILTER };
 	}
 
 	#matcherFor(filter: ShownFilter, previews: ReadonlyMap<string, string>, names: ReadonlyMap<string, string>) {
