@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initCrypto } from '../lib/crypto/index';
 import { SimPersistence, type PersistenceOptions } from './persistence';
+import { newStore } from './snapshot';
 import type { Store } from './state';
 import { addAttachment, addCompany, addConversation, addMessage, contentsOf } from './testing/records';
 
@@ -35,6 +36,14 @@ function changeEverything(store: Store, round: number): void {
 }
 
 describe('SimPersistence: the snapshot sim.json and the change log sim.log', () => {
+	it('notes no change while nothing persists the state, so none piles up in a simulator without a DATA_DIR', () => {
+		const store = newStore();
+		changeEverything(store, 0);
+		const changes = store.takeChanges();
+		expect([...Object.values(changes.records)].map((ids) => ids.size)).toEqual([0, 0, 0, 0, 0, 0, 0]);
+		expect(changes.idempotency.size).toBe(0);
+	});
+
 	it('gives back every kind of record, from the change log after the first snapshot', async () => {
 		const dataDir = newDataDir();
 		const persistence = new SimPersistence(dataDir);

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { applyEntry, batchLine, entriesOf, headerLine, parseLog, type LogEntry } from './change-log';
+import { applyEntry, batchLine, entriesOf, headerLine, parseLog } from './change-log';
 import { newStore, readSnapshotFile, SNAPSHOT_VERSION, writeFileAtomically, writeSnapshotFile } from './snapshot';
 import type { Store } from './state';
 
@@ -150,8 +150,11 @@ export class SimPersistence {
 		const changes = store.takeChanges();
 		const entries = entriesOf(store, changes, this.loggedMessages);
 		if (this.snapshotBytes > 0 && entries.length > 0) {
+			// the records as they are now, before the awaits below: one changed meanwhile (an attachment
+			// uploaded while another's object is written) is in the next line, after its object
+			const line = Buffer.from(batchLine(entries));
 			await this.writeObjects(store, changes.records.attachments);
-			await this.append(entries);
+			await this.append(line);
 		}
 		const minLogBytes = this.options.minCompactedLogBytes ?? MIN_COMPACTED_LOG_BYTES;
 		if (this.snapshotBytes === 0 || this.logBytes > Math.max(minLogBytes, COMPACTION_FACTOR * this.snapshotBytes)) {
@@ -177,8 +180,7 @@ export class SimPersistence {
 		}
 	}
 
-	private async append(entries: LogEntry[]): Promise<void> {
-		const line = Buffer.from(batchLine(entries));
+	private async append(line: Buffer): Promise<void> {
 		this.log ??= await open(this.logFile, 'a', 0o600);
 		await this.log.appendFile(line);
 		await this.log.datasync();

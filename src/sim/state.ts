@@ -228,7 +228,8 @@ export class Store {
 	/** companyId → Idempotency-Key → stored response. */
 	readonly idempotency = new Map<string, Map<string, IdempotencyEntry>>();
 	private changes = noChanges();
-	private changeListener: () => void = () => {};
+	/** Null while nothing persists the state: no change is noted then, so none piles up. */
+	private changeListener: (() => void) | null = null;
 
 	constructor(
 		readonly platform: PlatformKeys,
@@ -243,6 +244,7 @@ export class Store {
 
 	/** Notes that the record `id` of `kind` was added or changed in place. */
 	changed(kind: RecordKind, id: string): void {
+		if (!this.changeListener) return;
 		this.changes.records[kind].add(id);
 		this.changeListener();
 	}
@@ -311,6 +313,7 @@ export class Store {
 	}
 
 	private idempotencyChanged(companyId: string, key: string): void {
+		if (!this.changeListener) return;
 		let keys = this.changes.idempotency.get(companyId);
 		if (!keys) this.changes.idempotency.set(companyId, (keys = new Set()));
 		keys.add(key);

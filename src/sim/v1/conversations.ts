@@ -68,8 +68,8 @@ export const markRead: V1Handler = (ctx, request, params) => {
 export const typing: V1Handler = (ctx, request, params) => {
 	const conversation = findConversation(ctx, request.company, params.id);
 	requireWritable(conversation);
+	// a few seconds' state: not worth a write to disk of its own (it goes with the conversation's next change)
 	conversation.companyTypingUntilMs = ctx.clock.nowMs() + TYPING_SECONDS * 1000;
-	ctx.store.changed('conversations', conversation.conversationId);
 	return ok({ conversationId: conversation.conversationId, typingUntil: isoSeconds(conversation.companyTypingUntilMs) });
 };
 
