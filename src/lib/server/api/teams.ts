@@ -28,12 +28,16 @@ export const patchTeam = handle(API.updateTeam, async (event, inbox) => {
 	const { account } = requireSession(event);
 	const teamId = idParam(event.params.teamId, 'teamId');
 	await updateTeam(inbox, account, teamId, parseTeamFields(await readJsonObject(event.request, BODY_LIMITS.list), true));
+	// a conversation waiting for the team's members may have one online now
+	inbox.roundRobin.trigger();
 	return answer(API.updateTeam, { data: await listTeams(inbox.db) });
 });
 
 export const removeTeam = handle(API.deleteTeam, async (event, inbox) => {
 	const { account } = requireSession(event);
 	await deleteTeam(inbox, account, idParam(event.params.teamId, 'teamId'));
+	// its conversations that waited for its members wait for anyone online now
+	inbox.roundRobin.trigger();
 	return answer(API.deleteTeam, undefined);
 });
 

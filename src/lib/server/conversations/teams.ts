@@ -13,7 +13,7 @@ import type { Account } from '../db/accounts';
 import { recordActivityLine } from '../db/conversation-activity';
 import type { Queryable } from '../db/database';
 import { uniquely } from '../db/errors';
-import { appendLiveEvent } from '../db/live-events';
+import { appendLiveEvent, appendLiveEvents } from '../db/live-events';
 import type { StoreDeps } from '../deps';
 import { recordAudit } from '../audit/record';
 import { parseShortName } from './labels';
@@ -73,6 +73,8 @@ export async function createTeam(deps: StoreDeps, actor: Account, fields: TeamFi
 	const now = new Date(deps.now());
 	return uniquely(NAME_TAKEN, () =>
 		deps.db.transaction(async (tx) => {
+			// two admins creating the last team allowed at once: the second counts once the first committed
+			await tx.query('lock table teams in share row exclusive mode');
 			const [{ n }] = await tx.query<{ n: number }>('select count(*)::int as n from teams');
 			if (n >= MAX_TEAMS) throw new ContractError('STATE_CONFLICT', `a company has at most ${MAX_TEAMS} teams`);
 			const team: Team = { teamId: `team_${b64uEncode(randomBytes(9))}`, ...fields };
@@ -120,9 +122,15 @@ async function changedConversationsOf(tx: Queryable, teamId: string, now: Date):
 	const conversations = await tx.query<{ conversation_id: string }>('select conversation_id from conversations where team_id = $1', [
 		teamId
 	]);
-	for (const { conversation_id } of conversations) {
-		await appendLiveEvent(tx, 'conversation.changed', conversation_id, { conversationId: conversation_id }, now);
-	}
+	await appendLiveEvents(
+		tx,
+		conversations.map(({ conversation_id }) => ({
+			type: 'conversation.changed',
+			conversationId: conversation_id,
+			payload: { conversationId: conversation_id }
+		})),
+		now
+	);
 }
 
 /**

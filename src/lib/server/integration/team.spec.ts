@@ -559,4 +559,15 @@ describe.each(BACKENDS)("the team's conversations on %s (docs/inbox-api.md ยง4 โ
 		);
 		events.close();
 	});
+
+	it('a company has at most 50 teams, also when two admins create the last one at once', async () => {
+		const grace = await harness.login(ADMIN);
+		const existing = (await grace.get('/api/teams')).body.data.length as number;
+		for (let n = existing; n < 49; n++)
+			expect((await grace.post('/api/admin/teams', { name: `Team ${n}`, memberIds: [] })).status).toBe(201);
+		const last = await Promise.all(['Last A', 'Last B'].map((name) => grace.post('/api/admin/teams', { name, memberIds: [] })));
+		expect(last.map((answer) => answer.status).sort()).toEqual([201, 409]);
+		expect(last.find((answer) => answer.status === 409)?.body.error.code).toBe('STATE_CONFLICT');
+		expect((await grace.get('/api/teams')).body.data).toHaveLength(50);
+	});
 });
