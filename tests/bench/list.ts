@@ -147,6 +147,8 @@ function recordFrames(page: Page): Promise<void> {
 		requestAnimationFrame(frame);
 		times.stop = () => {
 			running = false;
+			// the entries of tasks that ended but were not handed to the observer yet
+			times.longTasks.push(...observer.takeRecords().map((entry) => entry.duration));
 			observer.disconnect();
 			times.scrollStart = scroller.scrollTop - times.scrollStart;
 		};
@@ -166,9 +168,9 @@ async function scrollTen(page: Page) {
 		await page.mouse.wheel(0, WHEEL_PIXELS);
 		await new Promise((resolve) => setTimeout(resolve, FRAME_MS));
 	}
-	await page.evaluate(() => window.listBench?.stop?.());
 	// long-task entries reach the observer after their task; give the last ones a moment
 	await page.waitForTimeout(200);
+	await page.evaluate(() => window.listBench?.stop?.());
 	const times = await record(page);
 	return { frames: times.frames, longTasks: times.longTasks, scrolled: times.scrollStart };
 }

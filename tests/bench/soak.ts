@@ -3,9 +3,11 @@
  * `GET /api/events` streams of four agents, and signed `message.created` webhooks of their conversations
  * offered at 20 a second for `SOAK_MINUTES` (30 by default), through the real receiver. Each minute it
  * prints the acknowledgements' p50/p99, the deliveries' p99 (from the webhook's send to each stream's
- * receipt), what was not delivered by the end of the minute, the webhooks still unanswered (the backlog)
- * and the inbox process's resident memory; the first minute is the reference of the last. A server that
- * falls behind shows it as a growing backlog, a climbing delivery p99 or a climbing RSS.
+ * receipt), what was not delivered by the end of the minute, the webhooks that failed, how long after its
+ * start the minute's last webhook was answered (60 s for a server that keeps up: the webhooks go out on
+ * time whatever the answers, so a backlog shows as a minute that takes longer and climbing acks) and the
+ * inbox process's resident memory; the first minute is the reference of the last. A server that falls
+ * behind shows it as a longer minute, a climbing ack or delivery p99, one that leaks as a climbing RSS.
  */
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -26,7 +28,9 @@ interface Minute {
 	ackP99: number;
 	deliveryP99: number;
 	undelivered: number;
-	unanswered: number;
+	failed: number;
+	/** From the minute's first webhook to the answer of its last. */
+	answeredAfterS: number;
 	rssMiB: number;
 	load: number;
 }
@@ -40,7 +44,7 @@ function residentMiB(pid: number): number {
 
 function print(result: Minute): void {
 	console.log(
-		`  minute ${String(result.minute).padStart(2)}: ack p50 ${result.ackP50.toFixed(1).padStart(6)} ms  p99 ${result.ackP99.toFixed(1).padStart(6)} ms, delivery p99 ${result.deliveryP99.toFixed(1).padStart(7)} ms, ${result.undelivered} undelivered, ${result.unanswered} unanswered, RSS ${result.rssMiB.toFixed(1)} MiB (load ${result.load.toFixed(2)})`
+		`  minute ${String(result.minute).padStart(2)}: ack p50 ${result.ackP50.toFixed(1).padStart(6)} ms  p99 ${result.ackP99.toFixed(1).padStart(6)} ms, delivery p99 ${result.deliveryP99.toFixed(1).padStart(7)} ms, ${result.undelivered} undelivered, ${result.failed} failed, all answered after ${result.answeredAfterS.toFixed(1)} s, RSS ${result.rssMiB.toFixed(1)} MiB (load ${result.load.toFixed(2)})`
 	);
 }
 
@@ -59,6 +63,7 @@ async function main(): Promise<void> {
 			const acks: number[] = [];
 			let next = 0;
 			const load = loadavg()[0];
+			const began = performance.now();
 			const sent = await steadyLoad(
 				stack.inbox.url,
 				RATE,
@@ -76,6 +81,7 @@ async function main(): Promise<void> {
 					acks.push(latency);
 				}
 			);
+			const answeredAt = performance.now();
 			await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
 			acks.sort((a, b) => a - b);
 			const deliveries = [...run.deliveries].sort((a, b) => a - b);
@@ -85,7 +91,8 @@ async function main(): Promise<void> {
 				ackP99: percentile(acks, 0.99),
 				deliveryP99: percentile(deliveries, 0.99),
 				undelivered: streams.reduce((sum, stream) => sum + stream.missing(), 0),
-				unanswered: sent.sent - sent.ok,
+				failed: sent.sent - sent.ok,
+				answeredAfterS: (answeredAt - began) / 1000,
 				rssMiB: residentMiB(pid),
 				load
 			};
