@@ -14,9 +14,14 @@ import {
 } from '../db/live-events';
 import { coalesce } from '../coalesce';
 import { errorText, type Logger } from '../log';
-import { SharedAnswers } from './shared-answers';
+import { SharedAnswers, SharedBatches } from './shared-answers';
 
-const KEEP_IN_MEMORY = 2_000;
+/**
+ * The latest events kept for the streams, about 10 s at a thousand messages a second (each is two events)
+ * and some 20 MB: a stream that fell behind by less than that catches up without the database. Trimmed
+ * once it holds a quarter more, so the copy is not made at every read.
+ */
+const KEEP_IN_MEMORY = 20_000;
 const PAGE = 500;
 
 export interface LiveSubscriber {
@@ -36,6 +41,8 @@ export interface LiveSubscriber {
 export class LiveHub {
 	/** What each event shows each account, worked out once for all of its streams. */
 	readonly answers = new SharedAnswers();
+	/** What a run of events shows each account, rendered once for all of its streams at that place. */
+	readonly batches = new SharedBatches();
 	private recent: LiveEvent[] = [];
 	private newest = 0;
 	private readonly subscribers = new Set<LiveSubscriber>();
@@ -128,7 +135,7 @@ export class LiveHub {
 				this.newest = page[page.length - 1].id;
 				if (page.length < PAGE) break;
 			}
-			if (this.recent.length > KEEP_IN_MEMORY) this.recent = this.recent.slice(-KEEP_IN_MEMORY);
+			if (this.recent.length > KEEP_IN_MEMORY * 1.25) this.recent = this.recent.slice(-KEEP_IN_MEMORY);
 		} catch (error) {
 			this.log.warn('live events could not be read', { reason: errorText(error) });
 		}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Account } from '../db/accounts';
-import { SharedAnswers, viewerKey } from './shared-answers';
+import { SharedAnswers, SharedBatches, viewerKey, type RenderedBatch } from './shared-answers';
 
 const ada: Account = {
 	accountId: 'acc_ada',
@@ -56,5 +56,46 @@ describe('answers shared by the streams of one account (docs/inbox-api.md §7 "F
 		expect(worked).toBe(20_001);
 		await answers.once('view|0|ada', async () => ++worked);
 		expect(worked).toBe(20_002);
+	});
+});
+
+describe('batches shared by the streams of one account at one place (docs/inbox-api.md §7 "Fan-out")', () => {
+	const rendered = (text: string, lastId: number): RenderedBatch => ({ bytes: new TextEncoder().encode(text), lastId });
+
+	it('renders a run once for every stream of the account at that place, the same bytes for each', async () => {
+		const batches = new SharedBatches();
+		let worked = 0;
+		const ask = () => batches.once('ada|11|40', async () => rendered(`frames ${++worked}`, 40));
+		const [first, second, third] = await Promise.all([ask(), ask(), ask()]);
+		expect(worked).toBe(1);
+		expect(second.bytes).toBe(first.bytes);
+		expect(third.bytes).toBe(first.bytes);
+		expect(batches.kept).toEqual({ batches: 1, bytes: 'frames 1'.length });
+	});
+
+	it('shares one that failed part-way only with the streams already waiting for it: the next asks again', async () => {
+		const batches = new SharedBatches();
+		let worked = 0;
+		const ask = () =>
+			batches.once('ada|11|40', async () => ({
+				...rendered('first frames', 20),
+				...(++worked === 1 ? { failure: new Error('view') } : {})
+			}));
+		const [one, two] = await Promise.all([ask(), ask()]);
+		expect([one.lastId, two.lastId, worked]).toEqual([20, 20, 1]);
+		expect(one.failure).toBeInstanceOf(Error);
+		expect((await ask()).failure).toBeUndefined();
+		expect(worked).toBe(2);
+	});
+
+	it('keeps at most 16 MiB of batches, oldest out', async () => {
+		const batches = new SharedBatches();
+		const megabyte = 'x'.repeat(1024 * 1024);
+		for (let place = 0; place < 20; place++) await batches.once(`ada|${place}|${place}`, async () => rendered(megabyte, place));
+		expect(batches.kept).toEqual({ batches: 16, bytes: 16 * 1024 * 1024 });
+		let worked = 0;
+		await batches.once('ada|0|0', async () => rendered(`again ${++worked}`, 0));
+		await batches.once('ada|19|19', async () => rendered(`again ${++worked}`, 19));
+		expect(worked).toBe(1);
 	});
 });

@@ -40,3 +40,72 @@ export class SharedAnswers {
 		return answer;
 	}
 }
+
+/** A run of events as one account sees it: its frames, encoded, and the last event it covers. */
+export interface RenderedBatch {
+	/** Null when the account is shown none of them. */
+	bytes: Uint8Array | null;
+	/** The last event worked out (null: not even the first); after a failure, those before it. */
+	lastId: number | null;
+	/** Why the batch stopped before its end, if it did. */
+	failure?: unknown;
+}
+
+/** Enough for every account's streams at the same place to share their batches, with room for the laggards. */
+const KEPT_BATCHES = 2_000;
+const KEPT_BATCH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A run of events rendered once per account and place (docs/inbox-api.md §7 "Fan-out"): the streams of
+ * an account that are at the same event (every tab of a team woken by the same commit) send the same
+ * bytes, so the per-event work is per account, not per stream. The batches kept are bounded in number
+ * and bytes, oldest first out; one that failed part-way is shared with those already waiting for it
+ * only, the next to ask works it out again.
+ */
+export class SharedBatches {
+	readonly #batches = new Map<string, Promise<RenderedBatch>>();
+	readonly #sizes = new Map<string, number>();
+	#bytes = 0;
+
+	once(key: string, work: () => Promise<RenderedBatch>): Promise<RenderedBatch> {
+		const known = this.#batches.get(key);
+		if (known) {
+			liveAnswers.inc({ outcome: 'shared' });
+			return known;
+		}
+		liveAnswers.inc({ outcome: 'worked' });
+		const batch = work();
+		this.#batches.set(key, batch);
+		batch.then(
+			(rendered) => {
+				if (this.#batches.get(key) !== batch) return;
+				if (rendered.failure !== undefined) return this.#forget(key);
+				const size = rendered.bytes?.length ?? 0;
+				this.#sizes.set(key, size);
+				this.#bytes += size;
+				this.#trim();
+			},
+			() => this.#forget(key)
+		);
+		return batch;
+	}
+
+	#forget(key: string): void {
+		this.#batches.delete(key);
+		this.#bytes -= this.#sizes.get(key) ?? 0;
+		this.#sizes.delete(key);
+	}
+
+	/** Drops the oldest finished batches past the bounds (one being worked out stays). */
+	#trim(): void {
+		for (const key of this.#sizes.keys()) {
+			if (this.#batches.size <= KEPT_BATCHES && this.#bytes <= KEPT_BATCH_BYTES) return;
+			this.#forget(key);
+		}
+	}
+
+	/** Batches kept and their bytes (for the specs). */
+	get kept(): { batches: number; bytes: number } {
+		return { batches: this.#batches.size, bytes: this.#bytes };
+	}
+}

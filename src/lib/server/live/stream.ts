@@ -18,7 +18,7 @@ import { coalesce } from '../coalesce';
 import { errorText, type Logger } from '../log';
 import type { UsageCounter } from '../usage/caps';
 import type { LiveHub } from './hub';
-import { viewerKey } from './shared-answers';
+import { viewerKey, type RenderedBatch } from './shared-answers';
 
 const KEEP_ALIVE_MS = 15_000;
 const BATCH = 200;
@@ -156,9 +156,14 @@ class LiveStream {
 	}
 
 	#send(text: string): void {
+		this.#sendBytes(this.#encoder.encode(text));
+	}
+
+	/** Bytes other streams may be sent too: they are only read. */
+	#sendBytes(bytes: Uint8Array): void {
 		if (this.#closed) return;
 		try {
-			this.#controller.enqueue(this.#encoder.encode(text));
+			this.#controller.enqueue(bytes);
 		} catch {
 			this.#close();
 		}
@@ -190,63 +195,73 @@ class LiveStream {
 		try {
 			// events after a change of the account's key are shown as the account is now
 			await this.#accountRead;
-			// what the account may read, asked once per event for all of its streams: a roster or a key that
-			// changed counts from the next event on
-			const viewer = viewerKey(this.#account);
-			const mayRead = (event: LiveEvent) =>
-				this.#options.hub.answers.once(`read|${event.id}|${viewer}`, () => this.#mayRead(event.conversationId));
+			const account = this.#account;
+			const viewer = viewerKey(account);
 			for (;;) {
 				const events = await this.#options.hub.eventsAfter(this.#lastSent, BATCH);
 				if (events.length === 0 || this.#closed) break;
-				// one write per batch: a stream that fell behind catches up in a few large writes, not one per event
-				// (what is ready goes out even when a later event of the batch fails)
-				const texts: string[] = [];
-				try {
-					for (const [index, event] of events.entries()) {
-						// A later change of the same conversation in this batch says the same, newer.
-						const superseded =
-							event.type === 'conversation.changed' &&
-							events
-								.slice(index + 1)
-								.some((later) => later.conversationId === event.conversationId && later.type.startsWith('conversation.'));
-						const decidesForItself = event.type.startsWith('conversation.') || event.type === 'grant.progress';
-						const shown = !superseded && (decidesForItself || (await mayRead(event)));
-						const text = shown ? await this.#render(event) : null;
-						if (text) texts.push(text);
-						this.#lastSent = event.id;
-					}
-				} finally {
-					if (texts.length) this.#send(texts.join(''));
-				}
+				// one write per batch, the same bytes for every stream of the account at this place: a stream that
+				// fell behind catches up in a few large writes, and the events are worked out once per account
+				const key = `${viewer}|${events[0].id}|${events[events.length - 1].id}`;
+				const batch = await this.#options.hub.batches.once(key, () => this.#renderBatch(events, account, viewer));
+				if (batch.bytes) this.#sendBytes(batch.bytes);
+				if (batch.lastId !== null) this.#lastSent = batch.lastId;
+				// what was ready went out; the rest is tried again at the next wake
+				if (batch.failure !== undefined) throw batch.failure;
 			}
 		} catch (error) {
 			this.#options.log.warn('live stream could not send', { account: this.#account.accountId, reason: errorText(error) });
 		}
 	}
 
+	/** The frames `account` is sent for `events`, encoded; those before a failure when one fails. */
+	async #renderBatch(events: readonly LiveEvent[], account: Account, viewer: string): Promise<RenderedBatch> {
+		// what the account may read, asked once per event: a roster or a key that changed counts from the next event on
+		const mayRead = (event: LiveEvent) =>
+			this.#options.hub.answers.once(`read|${event.id}|${viewer}`, () => this.#mayRead(account, event.conversationId));
+		const texts: string[] = [];
+		let lastId: number | null = null;
+		let failure: unknown;
+		try {
+			for (const [index, event] of events.entries()) {
+				// A later change of the same conversation in this batch says the same, newer.
+				const superseded =
+					event.type === 'conversation.changed' &&
+					events.slice(index + 1).some((later) => later.conversationId === event.conversationId && later.type.startsWith('conversation.'));
+				const decidesForItself = event.type.startsWith('conversation.') || event.type === 'grant.progress';
+				const shown = !superseded && (decidesForItself || (await mayRead(event)));
+				const text = shown ? await this.#render(event, account, viewer) : null;
+				if (text) texts.push(text);
+				lastId = event.id;
+			}
+		} catch (error) {
+			failure = error;
+		}
+		return { bytes: texts.length ? this.#encoder.encode(texts.join('')) : null, lastId, ...(failure === undefined ? {} : { failure }) };
+	}
+
 	/**
 	 * Whether the account may see an event of this conversation: one with access to it; for the team's
 	 * events (no conversation), an agent of the latest roster. Grant progress decides for itself.
 	 */
-	async #mayRead(conversationId: string | null): Promise<boolean> {
+	async #mayRead(account: Account, conversationId: string | null): Promise<boolean> {
 		const { db } = this.#options;
-		if (conversationId === null) return isRosterAgent(db, this.#account);
-		return hasConversationAccess(db, this.#account, conversationId);
+		if (conversationId === null) return isRosterAgent(db, account);
+		return hasConversationAccess(db, account, conversationId);
 	}
 
 	/** What the account is told about one event; conversation events carry its own view. */
-	async #render(event: LiveEvent): Promise<string | null> {
+	async #render(event: LiveEvent, account: Account, viewer: string): Promise<string | null> {
 		if (event.type === 'conversation.started' || event.type === 'conversation.changed') {
-			const account = this.#account;
-			const conversation = await this.#options.hub.answers.once(`view|${event.id}|${viewerKey(account)}`, () =>
+			const conversation = await this.#options.hub.answers.once(`view|${event.id}|${viewer}`, () =>
 				getConversationView(this.#options.db, account, String(event.payload.conversationId))
 			);
 			return conversation ? frame(event.type, { conversation }, event.id) : null;
 		}
-		if (event.type === 'grant.progress') return this.#renderGrant(event);
+		if (event.type === 'grant.progress') return this.#renderGrant(event, account);
 		// a mention is for the account it names, and for no one else who can read the conversation
 		if (event.type === 'mention.created' || event.type === 'mention.read')
-			return event.payload.accountId === this.#account.accountId ? sharedFrame(event) : null;
+			return event.payload.accountId === account.accountId ? sharedFrame(event) : null;
 		return sharedFrame(event);
 	}
 
@@ -254,8 +269,7 @@ class LiveStream {
 	 * Grant progress (docs/inbox-api.md §12) is for admins; an agent whose key a finished job served is
 	 * told to reload its lists, where the earlier conversations now carry its wraps.
 	 */
-	#renderGrant(event: LiveEvent): string | null {
-		const account = this.#account;
+	#renderGrant(event: LiveEvent, account: Account): string | null {
 		const job = event.payload as { state?: string; agentKeyIds?: string[] };
 		const served = job.state !== 'running' && account.agentKeyId !== null && (job.agentKeyIds ?? []).includes(account.agentKeyId);
 		const frames = [
