@@ -33,6 +33,9 @@ export const registerAgentKey = (input: { agentKeyId: string; publicKey: string;
 
 export const listConversations = (query: QueryOf<typeof API.listConversations> = {}) => call(API.listConversations, { query });
 
+/** How many conversations are in each of the list's views (docs/inbox-api.md §4 "Counts"). */
+export const countConversations = () => call(API.countConversations, { query: {} });
+
 /** Assigns the conversation to an account, or to nobody (docs/inbox-api.md §4 "Assignment"). */
 export const setAssignee = (conversationId: string, accountId: string | null) =>
 	call(API.setAssignee, { params: { conversationId }, body: { accountId } });

@@ -80,6 +80,27 @@ describe('ConversationStore with the running inbox', () => {
 		expect(heard).toEqual([liveEventId]);
 	});
 
+	it("shows the server's counts of the whole list while its pages are on their way, then the rows' own", async () => {
+		const everything = await listConversations({ limit: 200 });
+		expect(everything.nextCursor).toBeNull();
+		const store = new ConversationStore();
+		const slow = network.holdNextAnswer('GET', LIST);
+		const loading = store.load();
+		await slow.arrived;
+		await vi.waitFor(() => expect(store.counts.total.all).toBe(everything.data.length));
+		expect([store.items.length, store.assignmentCounts.all, store.lifecycleCounts.open]).toEqual([
+			0,
+			everything.data.filter((item) => item.status !== 'closed' && item.teamState === 'open').length,
+			everything.data.filter((item) => item.teamState === 'open').length
+		]);
+		const whileLoading = store.counts;
+
+		slow.release();
+		await loading;
+		expect(store.items).toHaveLength(everything.data.length);
+		expect(store.counts).toEqual(whileLoading);
+	});
+
 	it('stays empty when cleared while a load is on its way', async () => {
 		const store = new ConversationStore();
 		const slow = network.holdNextAnswer('GET', LIST);

@@ -5,7 +5,7 @@
  * decrypted. Plaintext previews and names live in memory only and go on lock.
  */
 import { SvelteSet } from 'svelte/reactivity';
-import { listConversations } from './api';
+import { countConversations, listConversations } from './api';
 import {
 	mergeSorted,
 	NO_MENTIONS,
@@ -18,6 +18,7 @@ import {
 	type StatusFilter
 } from './conversation-list';
 import { LiveConversationList } from './live-conversation-list';
+import type { ConversationCounts } from '../inbox-api/records';
 import type { ConversationView } from './types';
 import type { ServiceView } from './service-due';
 import type { ServiceDue, TargetPolicy } from '../service-targets/targets';
@@ -37,6 +38,7 @@ export class ConversationStore {
 	readonly #drafts = new SvelteSet<string>();
 	#loading = $state(false);
 	#complete = $state(false);
+	#serverCounts = $state.raw<ConversationCounts | null>(null);
 	#error = $state<unknown>(null);
 	/** Who "Mine" is. */
 	#myAccountId = '';
@@ -97,18 +99,30 @@ export class ConversationStore {
 		return this.#read(() => this.#live.items);
 	}
 
+	/** The server's counts while pages are still on their way, else those of the rows loaded, live. */
 	get counts(): FilterCounts {
-		return this.#read(() => this.#live.counts);
+		const server = this.#countsWhileLoading();
+		return server ? { total: server.total, unread: server.unread } : this.#read(() => this.#live.counts);
 	}
 
 	/** Conversations in each of the team's states, live. */
 	get lifecycleCounts(): Record<LifecycleFilter, number> {
-		return this.#read(() => this.#live.lifecycleCounts);
+		return this.#countsWhileLoading()?.lifecycle ?? this.#read(() => this.#live.lifecycleCounts);
 	}
 
 	/** Open conversations in each assignment view, live. */
 	get assignmentCounts(): AssignmentCounts {
-		return this.#read(() => this.#live.assignmentCounts);
+		const server = this.#countsWhileLoading();
+		return server ? { ...server.assignment, byTeam: server.teams } : this.#read(() => this.#live.assignmentCounts);
+	}
+
+	/**
+	 * The whole list's counts from the server (docs/inbox-api.md §4 "Counts", the same as the rows would
+	 * give) until the last page arrived: the pills are right at the first page instead of after the last.
+	 * Changes meanwhile show once every page is in, from the rows.
+	 */
+	#countsWhileLoading(): ConversationCounts | null {
+		return this.#complete ? null : this.#serverCounts;
 	}
 
 	/** The team's service targets (docs/service-targets.md), null when it has none. */
@@ -186,6 +200,14 @@ export class ConversationStore {
 		this.#loading = true;
 		this.#error = null;
 		this.#complete = false;
+		this.#serverCounts = null;
+		// asked beside the first page; when they fail, the rows count as they come
+		void countConversations().then(
+			(counts) => {
+				if (generation === this.generation && !this.#complete) this.#serverCounts = counts;
+			},
+			() => undefined
+		);
 		let cursor: string | null = null;
 		let collected: ConversationView[] = [];
 		try {
@@ -202,6 +224,7 @@ export class ConversationStore {
 				cursor = page.nextCursor;
 			} while (cursor);
 			this.#complete = true;
+			this.#serverCounts = null;
 		} catch (error) {
 			if (generation === this.generation) this.#error = error;
 		} finally {
@@ -250,6 +273,7 @@ export class ConversationStore {
 		this.#changedDuringLoad = [];
 		this.#live.replaceAll([]);
 		this.#version++;
+		this.#serverCounts = null;
 		this.#drafts.clear();
 		this.#previews = NO_PREVIEWS;
 		this.#names = NO_PREVIEWS;

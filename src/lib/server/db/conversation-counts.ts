@@ -1,6 +1,6 @@
 /**
- * The list's counts (docs/inbox-api.md §4 "Counts"): how many of the conversations the account may read
- * are in each of the list's views, from kept columns (the unread counts of migration 33), in one
+ * The list's counts (docs/inbox-api.md §4 "Counts"): how many of the conversations the list holds are in
+ * each of its views, as the list shows each to the account, from kept columns (the unread counts of migration 33), in one
  * statement, without reading a message.
  */
 import type { ConversationCounts, TeamState } from '../../inbox-api/records';
@@ -11,28 +11,31 @@ import { IN_LATEST_ROSTER, UNREAD_MESSAGES, type Trust } from './conversations';
 
 /**
  * `$1`–`$3` the account, its key and public key; `$4` what it may read (`admin`: all; `agent`: what its
- * key of the latest roster is sealed for; anything else: nothing); `$5`, `$6` the list's filters.
+ * key of the latest roster is sealed for; anything else: nothing); `$5`, `$6` the list's filters. Every
+ * conversation the list holds counts as the list shows it: its unread messages and labels only where the
+ * account may read it (elsewhere the list shows none), its state, assignee and team everywhere.
  */
 export const COUNTS_SQL = `
-with readable as materialized (
-	select c.conversation_id, c.status, c.team_state, c.assignee_id, c.team_id, ${UNREAD_MESSAGES} > 0 as unread
+with listed as materialized (
+	select c.conversation_id, c.status, c.team_state, c.assignee_id, c.team_id, readable.yes as readable,
+	       readable.yes and ${UNREAD_MESSAGES} > 0 as unread
 	from conversations c
 	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1
 	left join conversation_customer_messages customer on customer.conversation_id = c.conversation_id
-	where ($4::text = 'admin'
+	cross join lateral (select $4::text = 'admin'
 	       or ($4::text = 'agent' and ${IN_LATEST_ROSTER}
-	           and exists (select 1 from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2)))
-	  and ($5::text is null or c.status = $5) and ($6::text is null or c.trust = $6)
+	           and exists (select 1 from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2)) as yes) readable
+	where ($5::text is null or c.status = $5) and ($6::text is null or c.trust = $6)
 )
 select
 	(select coalesce(jsonb_agg(g), '[]'::jsonb) from (
 		select status, team_state, assignee_id, unread, count(*)::int as conversations
-		from readable group by status, team_state, assignee_id, unread) g) as groups,
+		from listed group by status, team_state, assignee_id, unread) g) as groups,
 	(select coalesce(jsonb_object_agg(label_id, conversations), '{}'::jsonb) from (
-		select l.label_id, count(*)::int as conversations from readable o join conversation_labels l on l.conversation_id = o.conversation_id
-		where o.status <> 'closed' and o.team_state = 'open' group by l.label_id) labelled) as labels,
+		select l.label_id, count(*)::int as conversations from listed o join conversation_labels l on l.conversation_id = o.conversation_id
+		where o.readable and o.status <> 'closed' and o.team_state = 'open' group by l.label_id) labelled) as labels,
 	(select coalesce(jsonb_object_agg(team_id, conversations), '{}'::jsonb) from (
-		select team_id, count(*)::int as conversations from readable
+		select team_id, count(*)::int as conversations from listed
 		where team_id is not null and status <> 'closed' and team_state = 'open' group by team_id) teamed) as teams`;
 
 interface CountGroup {

@@ -1,7 +1,7 @@
 /**
- * The list's counts over HTTP (docs/inbox-api.md §4 "Counts"): each account counts only the conversations
- * it may read, as the list shows them readable; the counts follow reading, assigning and labelling, take
- * the list's filters, and refuse a filter the list does not know.
+ * The list's counts over HTTP (docs/inbox-api.md §4 "Counts"): each account counts the conversations as the
+ * list shows them to it (unread messages and labels only where it may read them); the counts follow
+ * reading, assigning and labelling, take the list's filters, and refuse a filter the list does not know.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { addToRoster, newAgent } from '$test-support/admin-api';
@@ -27,7 +27,7 @@ const nothing = {
 describe.each(BACKENDS)('the list’s counts on %s', (backend) => {
 	const harness = useStack(backend);
 
-	it('counts what each account may read, follows reading, assignment, labels and teams, and refuses unknown filters', async () => {
+	it('counts as the list shows each account, follows reading, assignment, labels and teams, and refuses unknown filters', async () => {
 		const stack = harness.stack();
 		const admin = await harness.login(ADMIN);
 		const reader = await newAgent(admin, 'reader');
@@ -41,8 +41,10 @@ describe.each(BACKENDS)('the list’s counts on %s', (backend) => {
 		await expect
 			.poll(async () => (await admin.get(`/api/conversations/${conversationId}/messages`)).body.data?.length, { timeout: 30_000 })
 			.toBe(1);
-		// a key, but not in the roster: the list shows the conversation as unreadable, the counts leave it out
+		// a key, but not in the roster: the list shows the conversation as unreadable, and so do the counts
 		const outsider = await harness.loginOutsider();
+		const listed = async (client: InboxClient) => (await client.get('/api/conversations')).body.data;
+		expect(await listed(outsider)).toMatchObject([{ conversationId, readable: false, unreadCount: 0, labels: [] }]);
 
 		const one = { all: 1, active: 1, awaiting_key: 0, pending: 0, closed: 0 };
 		const unassigned = { ...nothing, total: one, unread: one, lifecycle: { open: 1, snoozed: 0, resolved: 0 } };
@@ -50,8 +52,10 @@ describe.each(BACKENDS)('the list’s counts on %s', (backend) => {
 		expect(await counts(admin)).toEqual({ ...unassigned, assignment: open });
 		expect(await counts(reader.client)).toEqual({ ...unassigned, assignment: open });
 		expect((await newHire.client.get(`/api/conversations/${conversationId}`)).body).toMatchObject({ readable: false });
-		expect(await counts(newHire.client)).toEqual(nothing);
-		expect(await counts(outsider)).toEqual(nothing);
+		// shown, neither unread nor labelled, to those who may not read it
+		const unreadable = { ...unassigned, unread: nothing.unread, assignment: open };
+		expect(await counts(newHire.client)).toEqual(unreadable);
+		expect(await counts(outsider)).toEqual(unreadable);
 
 		const [message] = (await reader.client.get(`/api/conversations/${conversationId}/messages`)).body.data;
 		expect((await reader.client.post(`/api/v1/conversations/${conversationId}/read`, { upToMessageId: message.messageId })).status).toBe(
@@ -71,7 +75,8 @@ describe.each(BACKENDS)('the list’s counts on %s', (backend) => {
 			...grouped
 		});
 		expect(await counts(admin)).toEqual({ ...unassigned, assignment: assigned, ...grouped });
-		expect(await counts(newHire.client)).toEqual(nothing);
+		expect(await counts(newHire.client)).toEqual({ ...unreadable, assignment: assigned, teams: grouped.teams });
+		expect(await listed(newHire.client)).toMatchObject([{ conversationId, readable: false, labels: [], team: { teamId: team.teamId } }]);
 
 		expect((await counts(admin, '?status=closed&trust=verified')).total).toEqual(nothing.total);
 		expect((await counts(admin, '?status=active&trust=verified')).total).toEqual(one);
