@@ -6,6 +6,7 @@
  * rate and measures the acknowledgements and, for every stream and every acknowledged message, when the
  * stream received it, counted from when its webhook was sent. The run without streams is the reference.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { Customer } from '../support/customer';
 import { InboxClient } from '../support/inbox-client';
 import { seedPgliteDataDir } from '../support/pglite-template';
 import { messageCreatedRequest, OFFERED_RATE } from './ingest';
-import { settle } from './process-cpu';
+import { cpuSeconds, settle } from './process-cpu';
 import { percentile, steadyLoad } from './steady-load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -44,6 +45,10 @@ export interface FanoutResult {
 	load: number;
 	/** From the end of the load until the last delivery. */
 	drainMs: number;
+	/** Where the run's time went: CPU seconds of the inbox's process and of this bench's, over the run's seconds. */
+	cpu: { inbox: number; bench: number; seconds: number };
+	/** What events showed accounts, worked out (database queries) and shared, during the run (`inbox_live_answers_total`). */
+	answers: { worked: number; shared: number };
 }
 
 /** The messages of one run, by index: when each webhook left and whether it was acknowledged. */
@@ -191,6 +196,9 @@ async function fanoutRun(team: Team, streamCount: number): Promise<FanoutResult>
 		);
 		let next = 0;
 		const load = loadavg()[0];
+		const pid = team.stack.inbox.process.child.pid!;
+		const answersBefore = await liveAnswers(team.stack);
+		const [inboxCpuBefore, benchCpuBefore, startedAt] = [cpuSeconds(pid), cpuSeconds(process.pid), performance.now()];
 		const acks: number[] = [];
 		const sent = await steadyLoad(
 			team.stack.inbox.url,
@@ -209,6 +217,12 @@ async function fanoutRun(team: Team, streamCount: number): Promise<FanoutResult>
 		const expected = sent.ok * streamCount;
 		while (run.deliveries.length < expected && performance.now() - Math.max(run.lastDelivery, loadEnded) < QUIET_MS)
 			await new Promise((resolve) => setTimeout(resolve, 100));
+		const cpu = {
+			inbox: cpuSeconds(pid) - inboxCpuBefore,
+			bench: cpuSeconds(process.pid) - benchCpuBefore,
+			seconds: (performance.now() - startedAt) / 1000
+		};
+		const answersAfter = await liveAnswers(team.stack);
 		const deliveries = run.deliveries.sort((a, b) => a - b);
 		acks.sort((a, b) => a - b);
 		return {
@@ -220,7 +234,9 @@ async function fanoutRun(team: Team, streamCount: number): Promise<FanoutResult>
 			received: deliveries.length,
 			missing: streams.reduce((sum, stream) => sum + stream.missing(), 0),
 			load,
-			drainMs: run.lastDelivery > loadEnded ? run.lastDelivery - loadEnded : 0
+			drainMs: run.lastDelivery > loadEnded ? run.lastDelivery - loadEnded : 0,
+			cpu,
+			answers: { worked: answersAfter.worked - answersBefore.worked, shared: answersAfter.shared - answersBefore.shared }
 		};
 	} finally {
 		for (const stream of streams) stream.close();
@@ -233,14 +249,26 @@ function row(result: FanoutResult, reference: FanoutResult): string {
 		? `delivery p50 ${result.delivery.p50.toFixed(1).padStart(7)} ms   p99 ${result.delivery.p99.toFixed(1).padStart(7)} ms, deliveries ${result.received}/${result.expected} received, ${result.missing} missing, last ${result.drainMs.toFixed(0)} ms after the load`
 		: 'no deliveries (the reference)';
 	const ratio = result.streams ? `; ack p99 ${(result.ack.p99 / Math.max(reference.ack.p99, 0.01)).toFixed(1)}x the reference` : '';
-	return `  ${String(result.streams).padStart(5)} streams: ${result.events} events, ack p50 ${result.ack.p50.toFixed(1).padStart(6)} ms   p99 ${result.ack.p99.toFixed(1).padStart(6)} ms   ${delivery} (load ${result.load.toFixed(2)}${ratio})`;
+	const spent = `        CPU over the run's ${result.cpu.seconds.toFixed(1)} s: inbox ${result.cpu.inbox.toFixed(1)} s, this bench ${result.cpu.bench.toFixed(1)} s; answers worked out ${result.answers.worked}, shared ${result.answers.shared}`;
+	return `  ${String(result.streams).padStart(5)} streams: ${result.events} events, ack p50 ${result.ack.p50.toFixed(1).padStart(6)} ms   p99 ${result.ack.p99.toFixed(1).padStart(6)} ms   ${delivery} (load ${result.load.toFixed(2)}${ratio})\n${spent}`;
 }
+
+/** The bench's bearer token for the inbox's `/metrics` (docs/operations.md "Metrics"). */
+const METRICS_TOKEN = randomBytes(24).toString('base64url');
 
 /** The product on PGlite with the simulator and the admin, each account allowed `STREAMS_PER_ACCOUNT` streams. */
 export function startFanoutStack(): Promise<Stack> {
 	const dataDir = mkdtempSync(join(tmpdir(), 'bench-fanout-'));
 	const caps = { CAP_STREAMS_PER_SESSION: String(STREAMS_PER_ACCOUNT), CAP_STREAMS_PER_ACCOUNT: String(STREAMS_PER_ACCOUNT) };
-	return startStack({ dataDir, accounts: [ADMIN], prepare: () => seedPgliteDataDir(dataDir), inboxEnv: caps });
+	return startStack({ dataDir, accounts: [ADMIN], prepare: () => seedPgliteDataDir(dataDir), inboxEnv: { ...caps, METRICS_TOKEN } });
+}
+
+/** `inbox_live_answers_total` of the inbox so far, by outcome. */
+async function liveAnswers(stack: Stack): Promise<{ worked: number; shared: number }> {
+	const text = await (await fetch(`${stack.inbox.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+	const count = (outcome: string) =>
+		Number(new RegExp(`^inbox_live_answers_total\\{outcome="${outcome}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+	return { worked: count('worked'), shared: count('shared') };
 }
 
 /** Opens `count` streams spread over the team's agents, each account up to `STREAMS_PER_ACCOUNT`; resolves once all are ready. */

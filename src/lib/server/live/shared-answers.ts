@@ -69,11 +69,7 @@ export class SharedBatches {
 
 	once(key: string, work: () => Promise<RenderedBatch>): Promise<RenderedBatch> {
 		const known = this.#batches.get(key);
-		if (known) {
-			liveAnswers.inc({ outcome: 'shared' });
-			return known;
-		}
-		liveAnswers.inc({ outcome: 'worked' });
+		if (known) return known;
 		const batch = work();
 		this.#batches.set(key, batch);
 		batch.then(
