@@ -1,7 +1,7 @@
 /**
  * The list's counts (docs/inbox-api.md §4 "Counts"): how many of the conversations the list holds are in
- * each of its views, as the list shows each to the account, from kept columns (the unread counts of migration 33), in one
- * statement, without reading a message.
+ * each of its views, as the list shows each to the account, from kept columns (the unread counts of
+ * migration 33), in one statement, without reading a message.
  */
 import type { ConversationCounts, TeamState } from '../../inbox-api/records';
 import type { ConversationStatus } from '../../wire/v1';
