@@ -19,19 +19,33 @@ export interface DraftsApi {
 }
 
 export function createDraftsApi(state: WorkerState): DraftsApi {
+	/**
+	 * Writes and removals of drafts one after the other, in the order asked: a sign-out's clear waits for a
+	 * write already under way (its sealing and its put), which would otherwise land after the clear and
+	 * outlive the sign-out; a write whose turn comes after a lock writes nothing.
+	 */
+	let writes: Promise<unknown> = Promise.resolve();
+	const inTurn = <T>(write: () => Promise<T>): Promise<T> => {
+		const turn = writes.then(write);
+		writes = turn.catch(() => undefined);
+		return turn;
+	};
 	return {
 		saveDraft: (conversationId, draft) =>
 			state.run(() => {
 				state.session.requireUnlocked('agent');
-				return state.store.drafts.save(conversationId, draft);
+				return inTurn(async () => {
+					state.session.requireUnlocked('agent');
+					return state.store.drafts.save(conversationId, draft);
+				});
 			}),
 		loadDraft: (conversationId) =>
 			state.run(() => {
 				state.session.requireUnlocked('agent');
 				return state.store.drafts.load(conversationId);
 			}),
-		removeDraft: (conversationId) => state.run(() => state.store.drafts.remove(conversationId)),
+		removeDraft: (conversationId) => state.run(() => inTurn(() => state.store.drafts.remove(conversationId))),
 		draftConversations: () => state.run(() => state.store.drafts.conversations()),
-		clearDrafts: () => state.run(() => state.store.drafts.clear())
+		clearDrafts: () => state.run(() => inTurn(() => state.store.drafts.clear()))
 	};
 }
