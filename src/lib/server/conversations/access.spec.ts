@@ -9,7 +9,7 @@ import { b64uEncode, ContractError, generateX25519KeyPair, initCrypto, type Rost
 import { v1 } from '../../wire/v1';
 import { acceptRoster, type RosterDeps } from '../admin/roster';
 import { createAccount, registerAgentKey, setAccountDisabled, type Account } from '../db/accounts';
-import { ensureConversation } from '../db/conversations';
+import { ensureConversation, getConversationView, getConversationViews } from '../db/conversations';
 import type { Database } from '../db/database';
 import { storeAgentWraps } from '../db/messages';
 import { latestStoredRoster, storeRoster } from '../db/rosters';
@@ -68,6 +68,25 @@ describe.each(BACKENDS)('who has access to a conversation on %s (docs/threat-mod
 		expect(await access(keyless)).toBe(false);
 		const disabled = (await setAccountDisabled(db, ada.accountId, now))!;
 		expect(await access(disabled)).toBe(false);
+
+		// asked for every account at once (the live streams' fan-out), the same answers and the same views
+		await ensureConversation(db, 'conv_1', 'active', now);
+		const everyone = [admin, ada, bob, cy, keyless, disabled];
+		const views = await getConversationViews(db, everyone, { viewed: ['conv_1', 'conv_gone'], read: ['conv_1', 'conv_other'] });
+		for (const account of everyone) {
+			expect(views.covers(account)).toBe(true);
+			for (const conversationId of ['conv_1', 'conv_other'])
+				expect([account.username, conversationId, views.mayRead(conversationId, account)]).toEqual([
+					account.username,
+					conversationId,
+					await access(account, conversationId)
+				]);
+			expect(views.viewOf('conv_1', account)).toEqual(await getConversationView(db, account, 'conv_1'));
+			expect(views.viewOf('conv_gone', account)).toBeUndefined();
+		}
+		expect(views.viewOf('conv_1', ada)?.agentWraps).toHaveLength(1);
+		// an account asked about under another key is not covered: its key decides what it sees
+		expect(views.covers({ ...ada, agentKeyId: 'agk_new00000' })).toBe(false);
 	});
 });
 

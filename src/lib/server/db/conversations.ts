@@ -227,22 +227,24 @@ interface ViewRow {
 	first_reply_at: Date | null;
 }
 
-/** Whether the key `$2` with public key `$3` is in the latest roster. */
-export const IN_LATEST_ROSTER = `(select exists (select 1 from roster_versions rv, jsonb_array_elements(rv.agents) ra
+/** Whether the key `keyId` with public key `publicKey` (SQL expressions) is in the latest roster. */
+const latestRosterHolds = (
+	keyId: string,
+	publicKey: string
+): string => `(select exists (select 1 from roster_versions rv, jsonb_array_elements(rv.agents) ra
 	          where rv.roster_version = (select max(roster_version) from roster_versions)
-	            and ra ->> 'agentKeyId' = $2 and ra ->> 'publicKey' = $3))`;
+	            and ra ->> 'agentKeyId' = ${keyId} and ra ->> 'publicKey' = ${publicKey}))`;
+
+/** Whether the key `$2` with public key `$3` is in the latest roster. */
+export const IN_LATEST_ROSTER = latestRosterHolds('$2', '$3');
 
 /** The customer's messages of conversation `c` after the read mark `r` of the account (migration 33). */
 export const UNREAD_MESSAGES = `coalesce(customer.stored - coalesce(r.customer_messages_read, 0), 0)`;
 
-const VIEW_SELECT = `
-	select c.conversation_id, c.status, c.trust, c.rewrap_state, c.rewrap_error, c.key_version, c.user_deleted,
+/** The columns of a view that are the same whoever looks. */
+const SHARED_COLUMNS = `c.conversation_id, c.status, c.trust, c.rewrap_state, c.rewrap_error, c.key_version, c.user_deleted,
 	       c.created_at, c.started_at, c.last_activity_at, c.closed_at,
-	       ${UNREAD_MESSAGES} as unread_count,
-	       coalesce((select jsonb_agg(jsonb_build_object('agentKeyId', w.agent_key_id, 'rosterVersion', w.roster_version, 'wrap', w.wrap))
-	          from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = $2), '[]'::jsonb) as agent_wraps,
 	       ${KEY_EVENTS_SELECT} as key_events,
-	       c.rewrap_requested_by is distinct from $1 as may_approve_rewrap,
 	       c.assignee_id, assignee.display_name as assignee_name, c.team_id, team.name as team_name, c.team_state, c.snoozed_until,
 	       response.first_in_at as first_customer_at, response.first_reply_at as first_reply_at,
 	       ${ACTIVITY_SELECT} as activity,
@@ -253,21 +255,51 @@ const VIEW_SELECT = `
 	         '[]'::jsonb) as labels,
 	       coalesce((select jsonb_agg(o.conversation_id order by o.created_at) from conversations o
 	          where c.customer_group is not null and o.customer_group = c.customer_group and o.conversation_id <> c.conversation_id),
-	         '[]'::jsonb) as linked_conversations,
-	       ${IN_LATEST_ROSTER} as in_roster
-	from conversations c
-	left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = $1
-	left join accounts assignee on assignee.account_id = c.assignee_id
+	         '[]'::jsonb) as linked_conversations`;
+
+const SHARED_JOINS = `left join accounts assignee on assignee.account_id = c.assignee_id
 	left join teams team on team.team_id = c.team_id
-	left join conversation_response_facts response on response.conversation_id = c.conversation_id
+	left join conversation_response_facts response on response.conversation_id = c.conversation_id`;
+
+/**
+ * The columns of a view that depend on who looks: `accountId` and `keyId` are SQL expressions of the
+ * account and its key, `inRoster` whether that key is in the latest roster; with `viewerJoins` of the same account.
+ */
+const viewerColumns = (accountId: string, keyId: string, inRoster: string): string => `${UNREAD_MESSAGES} as unread_count,
+	       coalesce((select jsonb_agg(jsonb_build_object('agentKeyId', w.agent_key_id, 'rosterVersion', w.roster_version, 'wrap', w.wrap))
+	          from agent_wraps w where w.conversation_id = c.conversation_id and w.agent_key_id = ${keyId}), '[]'::jsonb) as agent_wraps,
+	       c.rewrap_requested_by is distinct from ${accountId} as may_approve_rewrap,
+	       ${inRoster} as in_roster`;
+
+const viewerJoins = (
+	accountId: string
+): string => `left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = ${accountId}
 	left join conversation_customer_messages customer on customer.conversation_id = c.conversation_id`;
+
+/** The view of each conversation `c` for the account `$1` with key `$2` and public key `$3`. */
+const VIEW_SELECT = `
+	select ${SHARED_COLUMNS},
+	       ${viewerColumns('$1', '$2', IN_LATEST_ROSTER)}
+	from conversations c
+	${SHARED_JOINS}
+	${viewerJoins('$1')}`;
+
+/** What of a view depends on who looks. */
+type ViewerPart = Pick<ViewRow, 'unread_count' | 'agent_wraps' | 'may_approve_rewrap' | 'in_roster'>;
+/** What of a view is the same for every account. */
+type SharedPart = Omit<ViewRow, keyof ViewerPart>;
+
+/** Whether `account` may read a conversation of which it has this part of the view (docs/inbox-api.md §1 "Access"). */
+function mayReadView(part: Pick<ViewRow, 'in_roster' | 'agent_wraps'>, account: Account): boolean {
+	return !account.disabledAt && (account.role === 'admin' || (part.in_roster && part.agent_wraps.length > 0));
+}
 
 /**
  * The row as `account` may see it (docs/inbox-api.md §1 "Access"): whole for an admin or an agent of the
  * latest roster whose key the conversation is sealed for; otherwise only that it exists, and its state.
  */
 function toView(row: ViewRow, account: Account): ConversationView {
-	const readable = !account.disabledAt && (account.role === 'admin' || (row.in_roster && row.agent_wraps.length > 0));
+	const readable = mayReadView(row, account);
 	return {
 		conversationId: row.conversation_id,
 		status: row.status,
@@ -306,6 +338,64 @@ export async function getConversationView(db: Queryable, account: Account, conve
 	]);
 	return row && toView(row, account);
 }
+
+/**
+ * The views of conversations for many accounts at once (docs/inbox-api.md §7 "Fan-out"), in two
+ * statements whatever their number: what every account is shown alike, once per conversation, and what
+ * differs, once per conversation and account. `viewOf` composes one account's view, as
+ * `getConversationView` would have answered; `mayRead` says whether it may read the conversation, as
+ * `hasConversationAccess` would have. A conversation the inbox does not know has no view.
+ */
+export interface ConversationViews {
+	viewOf(conversationId: string, account: Account): ConversationView | undefined;
+	mayRead(conversationId: string, account: Account): boolean;
+	/** Whether `account` was among those asked about (by account id and key). */
+	covers(account: Account): boolean;
+}
+
+export async function getConversationViews(
+	db: Queryable,
+	accounts: readonly Account[],
+	conversationIds: { viewed: readonly string[]; read: readonly string[] }
+): Promise<ConversationViews> {
+	const asked = [...new Set([...conversationIds.viewed, ...conversationIds.read])];
+	const [viewerRows, sharedRows] = await Promise.all([
+		asked.length === 0
+			? []
+			: db.query<ViewerPart & { conversation_id: string; position: string }>(
+					`with viewer as materialized (
+					   select v.account_id, v.key_id, v.position, ${latestRosterHolds('v.key_id', 'v.public_key')} as in_roster
+					   from unnest($1::text[], $2::text[], $3::text[]) with ordinality as v (account_id, key_id, public_key, position))
+					 select viewer.position, c.conversation_id, ${viewerColumns('viewer.account_id', 'viewer.key_id', 'viewer.in_roster')}
+					 from viewer cross join conversations c
+					 ${viewerJoins('viewer.account_id')}
+					 where c.conversation_id = any($4::text[])`,
+					[accounts.map((a) => a.accountId), accounts.map((a) => a.agentKeyId), accounts.map((a) => a.agentPublicKey), asked]
+				),
+		conversationIds.viewed.length === 0
+			? []
+			: db.query<SharedPart>(`select ${SHARED_COLUMNS} from conversations c ${SHARED_JOINS} where c.conversation_id = any($1::text[])`, [
+					[...new Set(conversationIds.viewed)]
+				])
+	]);
+	const shared = new Map(sharedRows.map((row) => [row.conversation_id, row]));
+	const positions = new Map(accounts.map((account, index) => [viewerKeyOf(account), index + 1]));
+	const parts = new Map(viewerRows.map((row) => [`${row.conversation_id}|${Number(row.position)}`, row]));
+	const partOf = (conversationId: string, account: Account) => parts.get(`${conversationId}|${positions.get(viewerKeyOf(account))}`);
+	return {
+		viewOf(conversationId, account) {
+			const common = shared.get(conversationId);
+			const own = partOf(conversationId, account);
+			return common && own && toView({ ...common, ...own }, account);
+		},
+		// of a conversation the inbox does not know, an admin may read what is left (as hasConversationAccess says)
+		mayRead: (conversationId, account) => mayReadView(partOf(conversationId, account) ?? { in_roster: false, agent_wraps: [] }, account),
+		covers: (account) => positions.has(viewerKeyOf(account))
+	};
+}
+
+/** What of an account the per-account columns are asked by: its id and its key. */
+const viewerKeyOf = (account: Account): string => `${account.accountId}|${account.agentKeyId ?? ''}|${account.agentPublicKey ?? ''}`;
 
 /** The account's view of a conversation that must exist: `404 NOT_FOUND` otherwise. */
 export async function requireConversationView(db: Queryable, account: Account, conversationId: string): Promise<ConversationView> {

@@ -6,8 +6,8 @@
  * read mark and a run of webhook messages of the same conversation never wait on each other crosswise.
  */
 import { describe, expect, it } from 'vitest';
+import { accountRecord } from '$test-support/accounts';
 import { BACKENDS, someoneWaitsForALock, useDatabases } from '$test-support/databases';
-import type { Account } from './accounts';
 import type { Database } from './database';
 import { LIST_VIEWS_SQL, listConversationViews } from './conversations';
 import { COUNTS_SQL } from './conversation-counts';
@@ -22,18 +22,7 @@ import { incomingEvent } from '$test-support/webhooks';
 const CONVERSATIONS = 2_000;
 const MESSAGES_EACH = 30;
 
-const admin: Account = {
-	accountId: 'acc_admin',
-	username: 'admin',
-	displayName: 'Admin',
-	role: 'admin',
-	agentKeyId: null,
-	agentPublicKey: null,
-	createdAt: new Date('2026-11-01T00:00:00Z'),
-	disabledAt: null,
-	roleSince: new Date('2026-11-01T00:00:00Z'),
-	roleGrantedBy: null
-};
+const admin = accountRecord({ accountId: 'acc_admin', username: 'admin', role: 'admin' });
 
 type PlanNode = {
 	'Node Type': string;

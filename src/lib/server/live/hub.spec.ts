@@ -1,15 +1,19 @@
 import { describe, expect, it, vi } from 'vitest';
 import { useDatabases } from '$test-support/databases';
+import { accountRecord } from '$test-support/accounts';
 import { appendLiveEvents } from '../db/live-events';
 import type { Logger } from '../log';
 import { LiveHub, type LiveSubscriber } from './hub';
 
 const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
+const account = accountRecord({ accountId: 'acc_AAAAAAAAAAAAAAAA', username: 'ada', role: 'agent' });
+
 function subscriber() {
 	return {
 		sessionTokenHash: 'hash',
-		accountId: 'acc_AAAAAAAAAAAAAAAA',
+		accountId: account.accountId,
+		account: () => account,
 		accountChanged: () => {},
 		wake: () => {},
 		end: vi.fn<LiveSubscriber['end']>(),

@@ -14,7 +14,9 @@ import {
 } from '../db/live-events';
 import { coalesce } from '../coalesce';
 import { errorText, type Logger } from '../log';
-import { SharedAnswers, SharedBatches } from './shared-answers';
+import type { Account } from '../db/accounts';
+import { EventFacts } from './event-facts';
+import { SharedAnswers, SharedBatches, viewerKey } from './shared-answers';
 
 /**
  * The latest events kept for the streams, about 10 s at a thousand messages a second (each is two events)
@@ -23,11 +25,20 @@ import { SharedAnswers, SharedBatches } from './shared-answers';
  */
 const KEEP_IN_MEMORY = 20_000;
 const PAGE = 500;
+/**
+ * The least time between two reads that wake the streams: under a steady flow of events each stream is
+ * woken at most this often, with all that arrived meanwhile (at a thousand messages a second, some forty
+ * events per wake instead of one), so its work per wake is shared by more events. A first event after a
+ * quiet spell is read at once.
+ */
+const READ_SPACING_MS = 50;
 
 export interface LiveSubscriber {
 	/** The session whose stream this is (a SHA-256 of its token), and its account. */
 	sessionTokenHash: string;
 	accountId: string;
+	/** The account as the stream shows events to it now. */
+	account(): Account;
 	/** The account changed (its key): read it again before showing more. */
 	accountChanged(): void;
 	/** New events exist beyond what the subscriber sent. */
@@ -43,6 +54,8 @@ export class LiveHub {
 	readonly answers = new SharedAnswers();
 	/** What a run of events shows each account, rendered once for all of its streams at that place. */
 	readonly batches = new SharedBatches();
+	/** What conversation events show every account of this process's streams, asked once for all of them. */
+	readonly facts: EventFacts;
 	private recent: LiveEvent[] = [];
 	private newest = 0;
 	private readonly subscribers = new Set<LiveSubscriber>();
@@ -56,7 +69,9 @@ export class LiveHub {
 	constructor(
 		private readonly db: Database,
 		private readonly log: Logger
-	) {}
+	) {
+		this.facts = new EventFacts(db);
+	}
 
 	async start(): Promise<void> {
 		this.newest = await newestLiveEventId(this.db);
@@ -79,6 +94,16 @@ export class LiveHub {
 	/** The live streams open on this process (docs/operations.md "Metrics"). */
 	get streamCount(): number {
 		return this.subscribers.size;
+	}
+
+	/** The accounts of the streams open on this process, each once (as its streams show events to it). */
+	accounts(): Account[] {
+		const accounts = new Map<string, Account>();
+		for (const subscriber of this.subscribers) {
+			const account = subscriber.account();
+			accounts.set(viewerKey(account), account);
+		}
+		return [...accounts.values()];
 	}
 
 	/** The newest id this process has read. */
@@ -140,6 +165,7 @@ export class LiveHub {
 			this.log.warn('live events could not be read', { reason: errorText(error) });
 		}
 		for (const subscriber of this.subscribers) subscriber.wake();
+		if (this.subscribers.size > 0 && !this.stopping) await new Promise((resolve) => setTimeout(resolve, READ_SPACING_MS));
 	}
 
 	/** Events after `afterId`, up to what this process has read, from memory when it still holds them. */

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Account } from '../db/accounts';
+import { accountRecord } from '$test-support/accounts';
 import { SharedAnswers, SharedBatches, viewerKey, type RenderedBatch } from './shared-answers';
 
-const ada: Account = {
-	accountId: 'acc_ada',
-	username: 'ada',
-	displayName: 'Ada',
-	role: 'agent',
-	agentKeyId: 'agk_1',
-	agentPublicKey: 'pk1',
-	createdAt: new Date('2026-11-01T00:00:00Z'),
-	disabledAt: null,
-	roleSince: new Date('2026-11-01T00:00:00Z'),
-	roleGrantedBy: null
-};
+const ada = accountRecord({ accountId: 'acc_ada', username: 'ada', role: 'agent', agentKeyId: 'agk_1', agentPublicKey: 'pk1' });
 
 describe('answers shared by the streams of one account (docs/inbox-api.md §7 "Fan-out")', () => {
 	it('works an answer out once for every stream that asks, and again after a failure', async () => {

@@ -10,7 +10,7 @@
 import type { Account } from '../db/accounts';
 import { hasConversationAccess, isRosterAgent } from '../conversations/access';
 import { recordOnline } from '../conversations/availability';
-import { getConversationView } from '../db/conversations';
+import { getConversationView, type ConversationViews } from '../db/conversations';
 import type { Database } from '../db/database';
 import { liveEventBounds, type LiveEvent } from '../db/live-events';
 import { resolveSessionByHash } from '../auth/sessions';
@@ -18,6 +18,8 @@ import { coalesce } from '../coalesce';
 import { errorText, type Logger } from '../log';
 import type { UsageCounter } from '../usage/caps';
 import type { LiveHub } from './hub';
+import { liveAnswers } from '../metrics';
+import { isViewEvent } from './event-facts';
 import { viewerKey, type RenderedBatch } from './shared-answers';
 
 const KEEP_ALIVE_MS = 15_000;
@@ -56,6 +58,11 @@ function sharedFrame(event: LiveEvent): string {
 		sharedFrames.set(event, text);
 	}
 	return text;
+}
+
+/** Events every account is shown as they are, or whose frame says for itself whom it is for. */
+function decidesForItself(event: LiveEvent): boolean {
+	return event.type.startsWith('conversation.') || event.type === 'grant.progress';
 }
 
 /** The text/event-stream response of one session. */
@@ -120,6 +127,7 @@ class LiveStream {
 		this.#unsubscribe = hub.subscribe({
 			sessionTokenHash: this.#options.sessionTokenHash,
 			accountId: this.#account.accountId,
+			account: () => this.#account,
 			accountChanged: () => {
 				this.#accountRead = this.#checkSession();
 			},
@@ -216,21 +224,39 @@ class LiveStream {
 
 	/** The frames `account` is sent for `events`, encoded; those before a failure when one fails. */
 	async #renderBatch(events: readonly LiveEvent[], account: Account, viewer: string): Promise<RenderedBatch> {
-		// what the account may read, asked once per event: a roster or a key that changed counts from the next event on
-		const mayRead = (event: LiveEvent) =>
-			this.#options.hub.answers.once(`read|${event.id}|${viewer}`, () => this.#mayRead(account, event.conversationId));
+		const { hub } = this.#options;
+		// A later change of the same conversation in this batch says the same, newer.
+		const superseded = new Set<number>();
+		const changedLater = new Set<string | null>();
+		for (let index = events.length - 1; index >= 0; index--) {
+			const event = events[index];
+			if (event.type === 'conversation.changed' && changedLater.has(event.conversationId)) superseded.add(event.id);
+			if (event.type.startsWith('conversation.')) changedLater.add(event.conversationId);
+		}
+		// the views and access of the batch's conversation events, asked once for every account of this process
+		const facts = hub.facts.of(
+			events.filter(
+				(event) => !superseded.has(event.id) && event.conversationId !== null && (isViewEvent(event) || !decidesForItself(event))
+			),
+			() => [account, ...hub.accounts()]
+		);
 		const texts: string[] = [];
 		let lastId: number | null = null;
 		let failure: unknown;
 		try {
-			for (const [index, event] of events.entries()) {
-				// A later change of the same conversation in this batch says the same, newer.
-				const superseded =
-					event.type === 'conversation.changed' &&
-					events.slice(index + 1).some((later) => later.conversationId === event.conversationId && later.type.startsWith('conversation.'));
-				const decidesForItself = event.type.startsWith('conversation.') || event.type === 'grant.progress';
-				const shown = !superseded && (decidesForItself || (await mayRead(event)));
-				const text = shown ? await this.#render(event, account, viewer) : null;
+			for (const event of events) {
+				const known = facts.get(event.id);
+				const views = known && (await known);
+				const covered = views?.covers(account) ? views : undefined;
+				if (covered) liveAnswers.inc({ outcome: 'shared' });
+				const shown =
+					!superseded.has(event.id) &&
+					(decidesForItself(event) ||
+						(covered && event.conversationId !== null
+							? covered.mayRead(event.conversationId, account)
+							: // what the account may read, asked once per event: a roster or a key that changed counts from the next event on
+								await hub.answers.once(`read|${event.id}|${viewer}`, () => this.#mayRead(account, event.conversationId))));
+				const text = shown ? await this.#render(event, account, viewer, covered) : null;
 				if (text) texts.push(text);
 				lastId = event.id;
 			}
@@ -250,12 +276,15 @@ class LiveStream {
 		return hasConversationAccess(db, account, conversationId);
 	}
 
-	/** What the account is told about one event; conversation events carry its own view. */
-	async #render(event: LiveEvent, account: Account, viewer: string): Promise<string | null> {
-		if (event.type === 'conversation.started' || event.type === 'conversation.changed') {
-			const conversation = await this.#options.hub.answers.once(`view|${event.id}|${viewer}`, () =>
-				getConversationView(this.#options.db, account, String(event.payload.conversationId))
-			);
+	/** What the account is told about one event; conversation events carry its own view (from `views` when they cover it). */
+	async #render(event: LiveEvent, account: Account, viewer: string, views: ConversationViews | undefined): Promise<string | null> {
+		if (isViewEvent(event)) {
+			const conversationId = String(event.payload.conversationId);
+			const conversation = views
+				? views.viewOf(conversationId, account)
+				: await this.#options.hub.answers.once(`view|${event.id}|${viewer}`, () =>
+						getConversationView(this.#options.db, account, conversationId)
+					);
 			return conversation ? frame(event.type, { conversation }, event.id) : null;
 		}
 		if (event.type === 'grant.progress') return this.#renderGrant(event, account);
