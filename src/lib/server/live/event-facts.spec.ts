@@ -18,9 +18,15 @@ const changed = (id: number, conversationId: string): LiveEvent => ({
 });
 const message = (id: number, conversationId: string): LiveEvent => ({ id, type: 'message.created', conversationId, payload: {} });
 
+interface CountedDatabase {
+	statements: number;
+	failing: boolean;
+	db: Queryable;
+}
+
 /** The database, counting the statements asked of it and failing them while `failing` is set. */
-function counted(db: Queryable) {
-	const counter = {
+function counted(db: Queryable): CountedDatabase {
+	const counter: CountedDatabase = {
 		statements: 0,
 		failing: false,
 		db: {

@@ -32,6 +32,8 @@ const PAGE = 500;
  * quiet spell is read at once.
  */
 const READ_SPACING_MS = 50;
+/** Streams woken in one turn of the event loop. */
+const WAKE_GROUP = 100;
 
 export interface LiveSubscriber {
 	/** The session whose stream this is (a SHA-256 of its token), and its account. */
@@ -164,7 +166,13 @@ export class LiveHub {
 		} catch (error) {
 			this.log.warn('live events could not be read', { reason: errorText(error) });
 		}
-		for (const subscriber of this.subscribers) subscriber.wake();
+		// a thousand streams woken at once would hold the process for one long turn: the requests that came
+		// meanwhile (webhooks waiting for their acknowledgement) are served between groups
+		let woken = 0;
+		for (const subscriber of [...this.subscribers]) {
+			subscriber.wake();
+			if (++woken % WAKE_GROUP === 0) await new Promise((resolve) => setImmediate(resolve));
+		}
 		if (this.subscribers.size > 0 && !this.stopping) await new Promise((resolve) => setTimeout(resolve, READ_SPACING_MS));
 	}
 
