@@ -86,12 +86,14 @@ test('finds words across conversations, live and from history, opens the message
 	await page.getByTestId('show-latest').click();
 	await expect(page.getByTestId('thread').getByText('small talk 229', { exact: true })).toBeInViewport();
 	await expect(page.getByTestId('show-latest')).toHaveCount(0);
-	// scrolled back to the top, the whole conversation is there again
-	for (let n = 0; n < 10 && (await drawn.count()) < 230; n++) {
+	// scrolled back to the top, the conversation is there again from its first message, a bounded part at a time
+	const start = page.getByTestId('thread').getByText('Start of the conversation');
+	for (let n = 0; n < 10 && !(await start.isVisible()); n++) {
 		await page.getByTestId('messages').evaluate((messages) => (messages.scrollTop = 0));
 		await page.waitForTimeout(100);
 	}
-	await expect(drawn).toHaveCount(230);
+	await expect(drawn.first()).toContainText('I lost the needle of my record player');
+	expect(await drawn.count()).toBeLessThanOrEqual(150);
 
 	// a new message is found as soon as it arrives
 	await parcel.say('The courier left a note about the lamp');

@@ -1,20 +1,26 @@
 /**
- * The part of a long thread that is in the page (docs/search.md "Opening a result"): a message opened
- * from search is shown with a few entries around it rather than with every page loaded on the way to
- * it, and the part grows as the agent scrolls or asks for more. Pure: the thread component keeps the
- * window and renders `entries.slice(start, end)`.
+ * The part of a thread that is in the page (docs/search.md "Opening a result" and "The thread in the
+ * page"): the newest entries when it opens, following what arrives; a few entries around a message
+ * opened from search; growing by a step at the end the agent scrolls towards, and dropping entries at
+ * the other end past `WINDOW_CAP`, so the page holds a bounded number of bubbles however long the
+ * thread. Pure: the thread component keeps the window and renders `entries.slice(start, end)`.
  */
 
-/** Entries shown on each side of the centre when the window opens. */
+/** Entries shown when a thread opens, and while it follows the newest: the newest ones. */
+export const WINDOW_NEWEST = 50;
+/** Entries shown on each side of a message opened from search. */
 export const WINDOW_SIDE = 30;
 /** Entries added at one end each time the window grows. */
 export const WINDOW_STEP = 50;
+/** The most entries shown at once: growing past it drops entries at the other end. */
+export const WINDOW_CAP = 150;
 
-/** Entries shown around `centerKey`; `Infinity` on a side means up to that end of what is loaded. */
+/** The keys of the first and last entries shown; entries are looked up by key as older pages come in above. */
 export interface TimelineWindow {
-	readonly centerKey: string;
-	readonly before: number;
-	readonly after: number;
+	/** `null`: the newest `WINDOW_NEWEST` entries up to the last one. */
+	readonly firstKey: string | null;
+	/** `null`: up to the newest entry, following what arrives (at most `WINDOW_CAP` from the first). */
+	readonly lastKey: string | null;
 }
 
 export interface ShownRange {
@@ -24,38 +30,70 @@ export interface ShownRange {
 	readonly end: number;
 }
 
-/** A window centred on an entry, `WINDOW_SIDE` entries each side. */
-export function windowAround(centerKey: string): TimelineWindow {
-	return { centerKey, before: WINDOW_SIDE, after: WINDOW_SIDE };
+interface Keyed {
+	readonly key: string;
 }
 
-/** A window on the newest entries that follows what arrives. */
-export function windowAtEnd(centerKey: string): TimelineWindow {
-	return { centerKey, before: WINDOW_SIDE, after: Infinity };
+/** The newest entries, following what arrives. */
+export const NEWEST_WINDOW: TimelineWindow = { firstKey: null, lastKey: null };
+
+/**
+ * What is shown of `entries`. A key no longer there (an entry replaced) counts as not given: the newest
+ * entries at the top end, up to the newest at the bottom end.
+ */
+export function shownRange(entries: readonly Keyed[], window: TimelineWindow): ShownRange {
+	const first = indexOfKey(entries, window.firstKey);
+	const last = indexOfKey(entries, window.lastKey);
+	if (first < 0) {
+		const end = last < 0 ? entries.length : last + 1;
+		return { start: Math.max(0, end - WINDOW_NEWEST), end };
+	}
+	const end = last < first ? entries.length : last + 1;
+	return { start: first, end: Math.min(end, first + WINDOW_CAP) };
+}
+
+/** A window centred on the entry at `index`, `WINDOW_SIDE` entries each side. */
+export function windowAround(entries: readonly Keyed[], index: number): TimelineWindow {
+	return windowOf(entries, Math.max(0, index - WINDOW_SIDE), Math.min(entries.length, index + 1 + WINDOW_SIDE));
+}
+
+/** The window held where it is: entries that arrive no longer push its first entry out. */
+export function pinned(entries: readonly Keyed[], window: TimelineWindow): TimelineWindow {
+	if (window.firstKey !== null && indexOfKey(entries, window.firstKey) >= 0) return window;
+	const { start, end } = shownRange(entries, window);
+	return windowOf(entries, start, end);
+}
+
+/** The window with `WINDOW_STEP` more entries above, less the newest shown past `WINDOW_CAP`. */
+export function grownUp(entries: readonly Keyed[], window: TimelineWindow): TimelineWindow {
+	const { start, end } = shownRange(entries, window);
+	const top = Math.max(0, start - WINDOW_STEP);
+	return windowOf(entries, top, Math.min(end, top + WINDOW_CAP));
+}
+
+/** The window with `WINDOW_STEP` more entries below, less the oldest shown past `WINDOW_CAP`; following the newest once it reaches them. */
+export function grownDown(entries: readonly Keyed[], window: TimelineWindow): TimelineWindow {
+	const { start, end } = shownRange(entries, window);
+	const bottom = Math.min(entries.length, end + WINDOW_STEP);
+	return windowOf(entries, Math.max(start, bottom - WINDOW_CAP), bottom);
 }
 
 /**
- * What is shown of `count` entries. Without a window, all of them. While the centre is not loaded yet
- * (the pages on the way to a search result are still arriving), only the newest `WINDOW_STEP`: the
- * pages that arrive before it then cost nothing to draw.
+ * The window of a view at the bottom when entries arrive: up to the newest, the oldest shown dropped
+ * past `WINDOW_CAP`.
  */
-export function shownRange(count: number, window: TimelineWindow | null, centerIndex: number): ShownRange {
-	if (!window) return { start: 0, end: count };
-	if (centerIndex < 0) return { start: Math.max(0, count - WINDOW_STEP), end: count };
-	return {
-		start: Math.max(0, centerIndex - window.before),
-		end: Math.min(count, centerIndex + 1 + window.after)
-	};
+export function followingNewest(entries: readonly Keyed[], window: TimelineWindow): TimelineWindow {
+	if (window.firstKey === null && window.lastKey === null) return window;
+	const { start } = shownRange(entries, window);
+	return windowOf(entries, Math.max(start, entries.length - WINDOW_CAP), entries.length);
 }
 
-/** The window with `WINDOW_STEP` more entries above; from the first loaded entry once it reaches it. */
-export function grownUp(window: TimelineWindow, centerIndex: number): TimelineWindow {
-	const before = window.before + WINDOW_STEP;
-	return { ...window, before: before >= centerIndex ? Infinity : before };
+/** The window from `start` to `end`; one that reaches the newest entry follows what arrives. */
+function windowOf(entries: readonly Keyed[], start: number, end: number): TimelineWindow {
+	if (entries.length === 0) return NEWEST_WINDOW;
+	return { firstKey: entries[start].key, lastKey: end >= entries.length ? null : entries[end - 1].key };
 }
 
-/** The window with `WINDOW_STEP` more entries below; following the newest once it reaches them. */
-export function grownDown(window: TimelineWindow, centerIndex: number, count: number): TimelineWindow {
-	const after = window.after + WINDOW_STEP;
-	return { ...window, after: centerIndex + 1 + after >= count ? Infinity : after };
+function indexOfKey(entries: readonly Keyed[], key: string | null): number {
+	return key === null ? -1 : entries.findIndex((entry) => entry.key === key);
 }
