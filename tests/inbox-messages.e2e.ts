@@ -2,7 +2,8 @@
  * Conversations and messages: a customer's message arrives live and is decrypted in
  * the worker; the agent's reply is read back in clear by the simulated customer; a tampered message shows
  * DECRYPT_FAILED in place; a send whose answer was lost is retried with the same envelope and key and
- * delivered once; unknown content types are ignored; refusals of the service read as plain sentences.
+ * delivered once; history pages back; a long thread keeps a bounded number of bubbles in the page as the
+ * agent scrolls through it; unknown content types are ignored; refusals of the service read as plain sentences.
  */
 import type { Route } from '@playwright/test';
 import { InboxClient } from '../src/cli/demo/inbox-client';
@@ -206,6 +207,60 @@ test('history pages back with before and catches up with after once a lost conne
 	await expect(messages(page).last()).toContainText('message 58');
 	await expect(messages(page)).toHaveCount(58);
 	expect(history.some((search) => search.includes('after=msg_'))).toBe(true);
+});
+
+test('a long thread keeps a bounded part in the page, stays on the message read as older entries come in, and follows the newest again', async ({
+	page,
+	inbox
+}) => {
+	const agent = await readyAgent(page, inbox, 'long');
+	const invitation = await inbox.invite(agent);
+	const customer = await inbox.customer(invitation);
+	const total = 400;
+	for (let n = 1; n <= total; n++) await customer.say(`line ${n}`);
+	await storedByInbox(inbox, agent, invitation.conversationId, total);
+	await openConversation(page, invitation.conversationId);
+	const scroller = page.getByTestId('messages');
+	const drawn = messages(page);
+	await expect(drawn.last()).toContainText(`line ${total}`);
+	await expect(drawn.last()).toBeInViewport();
+	const counts = [await drawn.count()];
+
+	// up to the start: each time entries come in above, the message at the top of the view stays in it
+	const start = page.getByText('Start of the conversation');
+	for (let n = 0; n < 40 && !(await start.isVisible()); n++) {
+		const atTop = await scroller.evaluate((element) => {
+			element.scrollTop = 0;
+			return element.querySelector('[data-message-id]')?.getAttribute('data-message-id');
+		});
+		if (!atTop) throw new Error('no message in the thread');
+		await expect(drawn.first()).not.toHaveAttribute('data-message-id', atTop);
+		await expect(page.locator(`[data-message-id="${atTop}"]`)).toBeInViewport();
+		counts.push(await drawn.count());
+	}
+	await expect(start).toBeVisible();
+	await expect(drawn.first()).toContainText('line 1');
+	// the first entry drawn after the newest were dropped starts with its day
+	await expect(page.getByTestId('thread').locator('ol.list > li').first()).toHaveClass(/day/);
+	await expect(page.getByTestId('show-latest')).toBeVisible();
+
+	// back down to the newest, the oldest dropped on the way
+	for (let n = 0; n < 40 && (await page.getByTestId('show-latest').count()) > 0; n++) {
+		const atBottom = await drawn.last().getAttribute('data-message-id');
+		await scroller.evaluate((element) => (element.scrollTop = element.scrollHeight));
+		await expect(drawn.last()).not.toHaveAttribute('data-message-id', atBottom ?? '');
+		counts.push(await drawn.count());
+	}
+	await scroller.evaluate((element) => (element.scrollTop = element.scrollHeight));
+	await expect(drawn.last()).toContainText(`line ${total}`);
+	await expect(drawn.last()).toBeInViewport();
+	await customer.say('one more line');
+	await expect(drawn.last()).toContainText('one more line');
+	await expect(drawn.last()).toBeInViewport();
+	counts.push(await drawn.count());
+
+	console.log(`bubbles in the page of ${total + 1} messages, as the view went up and down: ${counts.join(' ')}`);
+	expect(Math.max(...counts)).toBeLessThanOrEqual(150);
 });
 
 test('unknown content types are ignored, and refusals of the service read as plain sentences', async ({ page, inbox }) => {
