@@ -239,16 +239,27 @@ test('a long thread keeps a bounded part in the page, stays on the message read 
 		counts.push(await drawn.count());
 	}
 	await expect(start).toBeVisible();
-	await expect(drawn.first()).toContainText('line 1');
-	// the first entry drawn after the newest were dropped starts with its day
-	await expect(page.getByTestId('thread').locator('ol.list > li').first()).toHaveClass(/day/);
+	await expect(drawn.first()).toContainText(/\bline 1\b/);
 	await expect(page.getByTestId('show-latest')).toBeVisible();
 
-	// back down to the newest, the oldest dropped on the way
+	// back down to the newest: the oldest drawn are dropped on the way, and the view stays where it was
+	const firstLine = page.getByTestId('thread').locator('ol.list > li').first();
 	for (let n = 0; n < 40 && (await page.getByTestId('show-latest').count()) > 0; n++) {
-		const atBottom = await drawn.last().getAttribute('data-message-id');
-		await scroller.evaluate((element) => (element.scrollTop = element.scrollHeight));
-		await expect(drawn.last()).not.toHaveAttribute('data-message-id', atBottom ?? '');
+		const seen = await scroller.evaluate((element) => {
+			element.scrollTop = element.scrollHeight;
+			const top = element.getBoundingClientRect().top;
+			const bubbles = [...element.querySelectorAll('[data-message-id]')];
+			return {
+				atTop: bubbles.find((bubble) => bubble.getBoundingClientRect().bottom > top)?.getAttribute('data-message-id'),
+				atBottom: bubbles.at(-1)?.getAttribute('data-message-id')
+			};
+		});
+		if (!seen.atTop || !seen.atBottom) throw new Error('no message in the thread');
+		await expect(drawn.last()).not.toHaveAttribute('data-message-id', seen.atBottom);
+		await expect(page.locator(`[data-message-id="${seen.atTop}"]`)).toBeInViewport();
+		// the first entry drawn once the older ones were dropped starts with its day's line
+		await expect(drawn.first()).not.toContainText(/\bline 1\b/);
+		await expect(firstLine).toHaveClass(/day/);
 		counts.push(await drawn.count());
 	}
 	await scroller.evaluate((element) => (element.scrollTop = element.scrollHeight));
