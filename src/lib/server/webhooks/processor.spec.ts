@@ -136,6 +136,31 @@ describe.each(BACKENDS)('webhook processing on %s (contract 6, 6.3)', (backend) 
 	const view = (conversationId: string) => getConversationView(db, agent, conversationId);
 	const states = async () => db.query<{ event_id: string; state: string }>('select event_id, state from webhook_events order by seq');
 
+	it('while webhooks arrive, a backlog makes each full batch the double of the last, up to 60; a batch that is not full goes back to 20', async () => {
+		await storeWebhookEvents(
+			db,
+			Array.from({ length: 150 }, (_, seq) => incomingEvent(messageCreated('conv_backlog', seq + 1))),
+			new Date()
+		);
+		const sizes: number[] = [];
+		for (;;) {
+			// the receiver stores events the whole time
+			processor.wake();
+			const taken = await processor.runOnce();
+			if (taken === 0) break;
+			sizes.push(taken);
+		}
+		expect(sizes).toEqual([20, 40, 60, 30]);
+		await storeWebhookEvents(
+			db,
+			Array.from({ length: 25 }, (_, seq) => incomingEvent(messageCreated('conv_backlog', seq + 151))),
+			new Date()
+		);
+		processor.wake();
+		expect(await processor.runOnce()).toBe(20);
+		while ((await processor.runOnce()) > 0);
+	});
+
 	it('a binding that matches the stored invite secret makes the conversation verified, and the secret is deleted', async () => {
 		const secret = await invite('conv_ok');
 		await deliver(

@@ -36,7 +36,15 @@ const IDLE_POLL_MS = 1_000;
 /** Events arrived this recently: the receiver is busy. */
 const BUSY_WINDOW_MS = 250;
 const BATCH = 100;
+/** While webhooks arrive: a small batch holds the database briefly, so their inserts wait little. */
 const BUSY_BATCH = 20;
+/**
+ * The largest batch while webhooks arrive. A batch costs about as much whatever its size, so at 1,000
+ * webhooks a second batches of 20 fell behind (by seconds, and the live streams with them): each full
+ * claim (a backlog) doubles the next, up to this; one that is not full goes back to `BUSY_BATCH`.
+ * Larger ones (400 was tried) kept the receiver's inserts waiting behind them.
+ */
+const BACKLOG_BATCH = 60;
 
 export interface ProcessorOptions {
 	db: Database;
@@ -62,6 +70,8 @@ export class WebhookProcessor {
 	private wakeUp: (() => void) | undefined;
 	private woken = false;
 	private lastStoredAt = 0;
+	/** The next batch's size while the receiver is busy. */
+	private busyBatch = BUSY_BATCH;
 
 	constructor(private readonly options: ProcessorOptions) {}
 
@@ -138,10 +148,11 @@ export class WebhookProcessor {
 	/** Processes one batch of due events; returns how many it took. */
 	async runOnce(): Promise<number> {
 		const { db, now, log } = this.options;
-		const size = this.options.batchSize ?? (this.receiverBusy ? BUSY_BATCH : BATCH);
+		const size = this.options.batchSize ?? (this.receiverBusy ? this.busyBatch : BATCH);
 		// One process owns a PGlite database (its directory lock), so only PostgreSQL needs leases.
 		const lease = db.kind === 'pglite' ? null : newLease(this.options.leaseMs ?? DEFAULT_LEASE_MS);
 		const events = await claimDueEvents(db, size, lease, new Date(now()));
+		this.busyBatch = events.length === size ? Math.min(BACKLOG_BATCH, size * 2) : BUSY_BATCH;
 		if (events.length === 0) return 0;
 		const seqs = events.map((event) => event.seq);
 		const stopRenewing = lease
