@@ -136,7 +136,8 @@ describe('the headers the Node server sets before anything answers (docs/inbox-a
 			'/_app/version.json',
 			'/login',
 			'/api/health',
-			'/x/_app/immutable/workers/a.js'
+			'/x/_app/immutable/workers/a.js',
+			'/_app/immutable/workers/assets/libsodium-sumo-BTedpqIW.wasm'
 		]) {
 			expect([path, baseSecurityHeaders(path, STORAGE)]).toEqual([path, { ...always, 'content-security-policy': NOTHING_ALLOWED }]);
 		}

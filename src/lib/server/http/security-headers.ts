@@ -4,7 +4,7 @@
  *
  * - `baseSecurityHeaders`: set by the Node server (node/request-listener.ts) on every response before anything answers,
  *   so that static files, `_app` assets and what SvelteKit answers before the hooks (its CSRF 403) carry
- *   them: the policy that allows nothing, but for a module worker, whose policy is its own script's: it runs
+ *   them: the policy that allows nothing, but for a module worker's script, whose policy is the worker's: it runs
  *   libsodium (`'wasm-unsafe-eval'`), starts chunk workers of ours and connects where the pages connect.
  * - `withSecurityHeaders`: the hooks, on what SvelteKit answers. `/api` and `/webhooks` answers are data,
  *   never a document: whatever their type, their policy allows nothing and sandboxes the page, and nothing
@@ -26,7 +26,8 @@ export const NOTHING_ALLOWED = "default-src 'none'; frame-ancestors 'none'; sand
 /** A module worker's policy, without its connect sources: it runs libsodium's WASM and starts chunk workers of ours. */
 const WORKER_POLICY = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; frame-ancestors 'none'";
 
-const WORKER_PATH = /^\/_app\/immutable\/workers\//;
+/** A worker's script (its entry or a chunk); what the workers fetch beside them (libsodium's `.wasm`) is a file like any other. */
+const WORKER_SCRIPT = /^\/_app\/immutable\/workers\/[^?#]*\.js([?#]|$)/;
 
 const DATA_PATH = /^\/(api|webhooks)(\/|$)/;
 
@@ -51,7 +52,7 @@ export function baseSecurityHeaders(path: string, storageOrigins: readonly strin
 	return {
 		...ALWAYS,
 		'x-frame-options': 'DENY',
-		'content-security-policy': WORKER_PATH.test(path) ? withConnectSources(WORKER_POLICY, storageOrigins) : NOTHING_ALLOWED
+		'content-security-policy': WORKER_SCRIPT.test(path) ? withConnectSources(WORKER_POLICY, storageOrigins) : NOTHING_ALLOWED
 	};
 }
 
