@@ -1,10 +1,12 @@
 import { sveltekit } from '@sveltejs/kit/vite';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { libsodiumWasm } from './src/lib/crypto-worker/libsodium-wasm/plugin';
 
 export default defineConfig({
-	plugins: [sveltekit()],
-	worker: { format: 'es' },
+	// in dev the workers go through `plugins`; built, through `worker.plugins`
+	plugins: [libsodiumWasm(), sveltekit()],
+	worker: { format: 'es', plugins: () => [libsodiumWasm()] },
 	test: {
 		testTimeout: 30_000,
 		// every test asserts something that can fail: one that ends without a single expect fails

@@ -145,6 +145,8 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 		};
 		const script = first('_app/immutable/entry', /^start\..*\.js$/);
 		const worker = first('_app/immutable/workers', /^entry-.*\.js$/);
+		const wasm = first('_app/immutable/workers/assets', /^libsodium-sumo-.*\.wasm$/);
+		expect((await fetch(`${inbox.url}${wasm}`)).headers.get('content-type')).toBe('application/wasm');
 		const frame = await fetch(`${inbox.url}/pdf-frame.html`);
 		const frameScripts = [...(await frame.text()).matchAll(/"(\/pdf-frame\/[^"]+)"/g)].map((match) => match[1]);
 		expect(frameScripts).toHaveLength(2);
@@ -180,6 +182,8 @@ describe('the production build (contract 2.1, 2.3; DESIGN "where each secret liv
 				"default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; frame-ancestors 'none'; connect-src 'self' blob: http://127.0.0.1:9",
 				'DENY'
 			],
+			// libsodium's module, which the workers fetch (docs/crypto-worker.md, "libsodium's WebAssembly")
+			[wasm, {}, 200, NOTHING, 'DENY'],
 			[
 				'/pdf-frame.html',
 				{},
