@@ -2,8 +2,8 @@
  * A web page the signed-in agent visits runs nothing in the inbox's origin (docs/threat-model.md, "A web
  * page the agent visits"; docs/inbox-api.md §1): from another origin (tests/support/hostile-page.ts) it
  * frames every page, route and file the inbox serves, opens the PDF frame as a window, and posts each the
- * module the probe used. Every frame is refused (`frame-ancestors`) or has an opaque origin, and the module
- * runs nowhere but in the page's own control frame.
+ * module the probe used. Every frame is refused (`frame-ancestors`) or has an opaque origin (or, for a file
+ * that is no document, is saved as a download), and the module runs nowhere but in the page's own control frame.
  */
 import type { Frame } from '@playwright/test';
 import { MARK, pathsTheInboxServes, startHostilePage } from './support/hostile-page';
@@ -35,6 +35,7 @@ test('a page of another origin frames or opens everything the inbox serves and p
 	expect(paths).toEqual(expect.arrayContaining(['/', '/login', '/inbox', '/viewer', '/key', '/admin', '/favicon.svg', '/pdf-frame.html']));
 	expect(paths.filter((path) => path.startsWith('/_app/immutable/workers/')).length).toBeGreaterThan(0);
 	expect(paths.filter((path) => path.startsWith('/_app/immutable/entry/')).length).toBeGreaterThan(0);
+	expect(paths.filter((path) => path.endsWith('.wasm'))).toHaveLength(1);
 
 	const hostile = await startHostilePage();
 	try {
@@ -51,8 +52,23 @@ test('a page of another origin frames or opens everything the inbox serves and p
 			}, url);
 			return element.asElement()!.contentFrame();
 		};
+		/** A file that is no document (libsodium's `.wasm`): the browser saves it instead of showing it, and its frame never loads. */
+		const saved = async (url: string) => {
+			const [download] = await Promise.all([
+				visited.waitForEvent('download'),
+				visited.evaluate((src) => {
+					const iframe = document.createElement('iframe');
+					iframe.src = src;
+					document.body.append(iframe);
+				}, url)
+			]);
+			await download.cancel();
+			return download.url() === url ? 'saved' : `saved ${download.url()}`;
+		};
 		const states: [string, string][] = [];
-		for (const path of paths) states.push([path, await stateOf(await frame(inbox.url + path))]);
+		for (const path of paths) {
+			states.push([path, path.endsWith('.wasm') ? await saved(inbox.url + path) : await stateOf(await frame(inbox.url + path))]);
+		}
 		const [popup] = await Promise.all([
 			visited.waitForEvent('popup'),
 			visited.evaluate((url) => {
@@ -69,7 +85,7 @@ test('a page of another origin frames or opens everything the inbox serves and p
 		await expect.poll(async () => (await ran()).map((report) => report.origin)).toContain(hostile.url);
 
 		expect({
-			framedOrOpenedWithAnOrigin: states.filter(([, state]) => state !== 'refused' && state !== 'opaque'),
+			framedOrOpenedWithAnOrigin: states.filter(([, state]) => !['refused', 'opaque', 'saved'].includes(state)),
 			ranOutsideTheControl: (await ran()).filter((report) => report.origin !== hostile.url),
 			markInTheInboxOrigin: await page.evaluate((mark) => localStorage.getItem(mark), MARK)
 		}).toEqual({ framedOrOpenedWithAnOrigin: [], ranOutsideTheControl: [], markInTheInboxOrigin: null });

@@ -41,6 +41,8 @@ export function withoutInlinedModule(script: string): string {
 
 export function libsodiumWasm(): Plugin {
 	let serving = false;
+	/** In dev, or in a worker's bundle: a build's pages never run libsodium, and an asset emitted for them would ship unused. */
+	let active = false;
 	/** libsodium-sumo's ESM script, as the wrappers resolve it (in dev, with a `?v=` of the dependencies' version). */
 	let libsodiumScript: string | undefined;
 	let wasm: Buffer | undefined;
@@ -51,6 +53,7 @@ export function libsodiumWasm(): Plugin {
 		config: () => ({ optimizeDeps: { exclude: ['libsodium-wrappers-sumo', 'libsodium-sumo'] } }),
 		configResolved(config) {
 			serving = config.command === 'serve';
+			active = serving || config.isWorker;
 		},
 		configureServer(server) {
 			server.middlewares.use(DEV_PATH, (_request, response, next) => {
@@ -61,7 +64,7 @@ export function libsodiumWasm(): Plugin {
 			});
 		},
 		async resolveId(source, importer, options) {
-			if (source !== 'libsodium-sumo' || !importer || !isWrappers(importer) || options.ssr) return null;
+			if (!active || source !== 'libsodium-sumo' || !importer || !isWrappers(importer) || options.ssr) return null;
 			const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
 			if (!resolved) return null;
 			libsodiumScript = resolved.id;
