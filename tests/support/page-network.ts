@@ -47,6 +47,11 @@ export class PageNetwork {
 				return Response.json({ error: { code: 'INTERNAL', message: 'the inbox failed this request' } }, { status: fault.status });
 			throw new TypeError('Failed to fetch: the connection broke before the request left');
 		}
+		// the answer lost or held is that of the next matching request sent, whichever answer comes back first
+		const late = this.#faults.findIndex(
+			(fault) => (fault.kind === 'lose' || fault.kind === 'hold') && fault.method === method && fault.path.test(path)
+		);
+		const fault = late < 0 ? undefined : this.#faults.splice(late, 1)[0];
 		const response = await networkFetch(url, { method, headers, body: init.body, redirect: 'manual', signal: init.signal });
 		for (const cookie of response.headers.getSetCookie()) {
 			const [pair] = cookie.split(';');
@@ -54,11 +59,7 @@ export class PageNetwork {
 			// the page's readable marker lands in its document, as a browser would put it there
 			if (pair.startsWith('inbox_signed_in=') && typeof document !== 'undefined') document.cookie = cookie;
 		}
-		const index = this.#faults.findIndex(
-			(fault) => (fault.kind === 'lose' || fault.kind === 'hold') && fault.method === method && fault.path.test(path)
-		);
-		if (index < 0) return response;
-		const [fault] = this.#faults.splice(index, 1);
+		if (!fault) return response;
 		if (fault.kind !== 'hold') {
 			await response.arrayBuffer();
 			throw new TypeError('Failed to fetch: the connection broke before the answer arrived');
