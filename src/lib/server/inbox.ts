@@ -292,6 +292,7 @@ function observeInbox(inbox: Inbox): void {
 		queue: () => pendingQueue(inbox.db, new Date(inbox.now())),
 		grantJobs: () => runningGrantProgress(inbox.db),
 		liveStreams: () => inbox.hub.streamCount,
+		embeddedDatabaseMemory: async () => (inbox.db.embeddedMemory ? inbox.db.embeddedMemory() : null),
 		unreadyReasons: async () => (await readiness(inbox)).reasons
 	});
 }

@@ -7,6 +7,7 @@
  * metrics are scraped, through the sources the composition root gives `observe`.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EmbeddedDatabaseMemory } from './db/queryable';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'inbox_' });
@@ -101,6 +102,8 @@ export interface ObservedState {
 	grantJobs(): Promise<{ running: number; done: number; total: number }>;
 	/** Live streams open on this process. */
 	liveStreams(): number;
+	/** What the embedded database holds in this process; null on PostgreSQL. */
+	embeddedDatabaseMemory(): Promise<EmbeddedDatabaseMemory | null>;
 	/** Why this process is not ready (empty when it is). */
 	unreadyReasons(): Promise<readonly string[]>;
 }
@@ -146,15 +149,23 @@ const unready = new Gauge({
 });
 const UNREADY_REASONS = ['draining', 'database', 'company_key_files'] as const;
 const liveStreams = new Gauge({ name: 'inbox_live_streams', help: 'Live event streams open on this process.', registers: [registry] });
+/** Labelled, so that a process on PostgreSQL shows no sample rather than a zero. */
+const embeddedDatabaseBytes = new Gauge({
+	name: 'inbox_embedded_database_bytes',
+	help: "The embedded database's memory in this process (PGlite only): wasm, PostgreSQL's WASM memory (never given back); worker_heap, its thread's JS heap.",
+	labelNames: ['part'] as const,
+	registers: [registry]
+});
 
 /** The metrics in Prometheus's text format, with the state read now. */
 export async function scrape(): Promise<string> {
 	if (observed) {
 		// Without a database the scrape still answers: unready, with the last queue and grant figures read.
-		const [reasons, queue, grants] = await Promise.all([
+		const [reasons, queue, grants, databaseMemory] = await Promise.all([
 			observed.unreadyReasons(),
 			observed.queue().catch(() => null),
-			observed.grantJobs().catch(() => null)
+			observed.grantJobs().catch(() => null),
+			observed.embeddedDatabaseMemory().catch(() => null)
 		]);
 		ready.set(reasons.length === 0 ? 1 : 0);
 		for (const reason of UNREADY_REASONS) unready.set({ reason }, reasons.includes(reason) ? 1 : 0);
@@ -168,6 +179,10 @@ export async function scrape(): Promise<string> {
 			grantsTotal.set(grants.total);
 		}
 		liveStreams.set(observed.liveStreams());
+		if (databaseMemory) {
+			embeddedDatabaseBytes.set({ part: 'wasm' }, databaseMemory.wasmBytes);
+			embeddedDatabaseBytes.set({ part: 'worker_heap' }, databaseMemory.workerHeapBytes);
+		}
 	}
 	return registry.metrics();
 }

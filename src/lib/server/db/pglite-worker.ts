@@ -1,7 +1,7 @@
 /**
  * The PGlite database in a worker thread: PostgreSQL's WASM runs beside the HTTP thread instead of in it,
  * so acknowledging webhooks and answering the API are not delayed by queries. The worker owns the PGlite
- * instance; this module speaks to it by messages (queries, transactions, LISTEN, dump).
+ * instance; this module speaks to it by messages (queries, transactions, LISTEN, dump, its memory).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -13,6 +13,7 @@ import { Worker } from 'node:worker_threads';
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { pathToFileURL } = require('node:url');
+const { getHeapStatistics } = require('node:v8');
 const transactions = new Map();
 const listeners = new Map();
 let db;
@@ -89,6 +90,9 @@ async function handle(message) {
 			const blob = await db.dumpDataDir('none');
 			return new Uint8Array(await blob.arrayBuffer());
 		}
+		case 'memory':
+			// PostgreSQL's WASM linear memory (it grows and is never given back) and this thread's own JS heap
+			return { wasmBytes: db && db.mod && db.mod.HEAPU8 ? db.mod.HEAPU8.byteLength : 0, workerHeapBytes: getHeapStatistics().total_heap_size };
 		case 'close':
 			if (db && !db.closed) await db.close();
 			return null;

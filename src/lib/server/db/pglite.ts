@@ -4,7 +4,7 @@
  * the process.
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import type { Database, Queryable } from './queryable';
+import type { Database, EmbeddedDatabaseMemory, Queryable } from './queryable';
 import { PgliteWorker } from './pglite-worker';
 
 function isRunning(pid: number): boolean {
@@ -87,6 +87,7 @@ export async function openPglite(directory: string, options: { loadDataDir?: Blo
 		// One connection serves the whole process.
 		withConnection: (work) => work(queryable()),
 		listen: (channel, onNotify) => worker.listen(channel, (payload) => onNotify(payload)),
+		embeddedMemory: () => worker.call<EmbeddedDatabaseMemory>({ op: 'memory' }),
 		async close() {
 			if (closed) return;
 			closed = true;

@@ -24,5 +24,15 @@ export interface Database extends Queryable {
 	 * with `null` after a lost connection was re-established, since notifications may have been missed.
 	 */
 	listen(channel: string, onNotify: (payload: string | null) => void): Promise<() => Promise<void>>;
+	/** The memory an embedded database holds in this process (PGlite only; PostgreSQL's is its server's). */
+	embeddedMemory?(): Promise<EmbeddedDatabaseMemory>;
 	close(): Promise<void>;
+}
+
+/** What the embedded database's worker thread holds (docs/operations.md "Metrics"). */
+export interface EmbeddedDatabaseMemory {
+	/** PostgreSQL's WASM linear memory: it grows with the database's working set and is never given back. */
+	wasmBytes: number;
+	/** The JavaScript heap of the worker thread that runs it, as V8 holds it (in use or not). */
+	workerHeapBytes: number;
 }

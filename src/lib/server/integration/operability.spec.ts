@@ -65,6 +65,9 @@ describe('what an operator sees of a running inbox (docs/operations.md "Metrics"
 		expect(valueOf(text, 'inbox_upstream_up')).toBe(1);
 		expect(valueOf(text, 'inbox_ready')).toBe(1);
 		expect(valueOf(text, 'inbox_unready{reason="company_key_files"}')).toBe(0);
+		// this inbox runs on PGlite: its WASM memory (PostgreSQL's shared buffers alone take 16 MiB of it) and its thread's heap
+		expect(valueOf(text, 'inbox_embedded_database_bytes{part="wasm"}')).toBeGreaterThan(16 * 1024 * 1024);
+		expect(valueOf(text, 'inbox_embedded_database_bytes{part="worker_heap"}')).toBeGreaterThan(0);
 		// promtool's own check of the exposition format and of the metrics' names
 		expect(execFileSync(PROMTOOL_PATH, ['check', 'metrics'], { input: text, encoding: 'utf8' })).toBe('');
 
