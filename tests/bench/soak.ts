@@ -6,14 +6,17 @@
  * receipt), what was not delivered by the end of the minute, the webhooks that failed, how long after its
  * start the minute's last webhook was answered (60 s for a server that keeps up: the webhooks go out on
  * time whatever the answers, so a backlog shows as a minute that takes longer and climbing acks) and the
- * inbox process's resident memory; the first minute is the reference of the last. A server that falls
+ * inbox process's resident memory with its parts (the main thread's heap, the memory its buffers hold
+ * outside it, PGlite's WASM memory and its thread's heap, from the inbox's metrics); the first minute is
+ * the reference of the last. A server that falls
  * behind shows it as a longer minute, a climbing ack or delivery p99, one that leaks as a climbing RSS.
  */
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { loadavg } from 'node:os';
 import { messageCreatedRequest } from './ingest';
-import { openStreams, RunMessages, startFanoutStack, STREAMS_PER_ACCOUNT, team } from './fanout';
+import type { Stack } from '../../src/cli/stack/stack';
+import { inboxMetrics, openStreams, RunMessages, startFanoutStack, STREAMS_PER_ACCOUNT, team } from './fanout';
 import { percentile, steadyLoad } from './steady-load';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
@@ -32,8 +35,40 @@ interface Minute {
 	/** From the minute's first webhook to the answer of its last. */
 	answeredAfterS: number;
 	rssMiB: number;
+	/** Where the resident memory is, from the inbox's metrics (MiB). */
+	memory: MemoryParts;
 	load: number;
 }
+
+/** The parts of the inbox process's memory its metrics name, in MiB. */
+interface MemoryParts {
+	/** The main thread's V8 heap as held (in use or not). */
+	heap: number;
+	/** Memory outside the heap held by its objects (buffers). */
+	external: number;
+	/** PGlite: PostgreSQL's WASM memory, and the JS heap of the thread that runs it. */
+	wasm: number;
+	databaseHeap: number;
+}
+
+const MIB = 1024 * 1024;
+
+async function memoryParts(stack: Stack): Promise<MemoryParts> {
+	const sample = await inboxMetrics(stack);
+	return {
+		heap: sample('inbox_nodejs_heap_size_total_bytes') / MIB,
+		external: sample('inbox_nodejs_external_memory_bytes') / MIB,
+		wasm: sample('inbox_embedded_database_bytes{part="wasm"}') / MIB,
+		databaseHeap: sample('inbox_embedded_database_bytes{part="worker_heap"}') / MIB
+	};
+}
+
+const PARTS: [keyof MemoryParts, string][] = [
+	['heap', 'main heap'],
+	['external', 'external'],
+	['wasm', 'database WASM'],
+	['databaseHeap', "database thread's heap"]
+];
 
 function residentMiB(pid: number): number {
 	const line = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -44,7 +79,7 @@ function residentMiB(pid: number): number {
 
 function print(result: Minute): void {
 	console.log(
-		`  minute ${String(result.minute).padStart(2)}: ack p50 ${result.ackP50.toFixed(1).padStart(6)} ms  p99 ${result.ackP99.toFixed(1).padStart(6)} ms, delivery p99 ${result.deliveryP99.toFixed(1).padStart(7)} ms, ${result.undelivered} undelivered, ${result.failed} failed, all answered after ${result.answeredAfterS.toFixed(1)} s, RSS ${result.rssMiB.toFixed(1)} MiB (load ${result.load.toFixed(2)})`
+		`  minute ${String(result.minute).padStart(2)}: ack p50 ${result.ackP50.toFixed(1).padStart(6)} ms  p99 ${result.ackP99.toFixed(1).padStart(6)} ms, delivery p99 ${result.deliveryP99.toFixed(1).padStart(7)} ms, ${result.undelivered} undelivered, ${result.failed} failed, all answered after ${result.answeredAfterS.toFixed(1)} s, RSS ${result.rssMiB.toFixed(1)} MiB (${PARTS.map(([part, name]) => `${name} ${result.memory[part].toFixed(1)}`).join(', ')}) (load ${result.load.toFixed(2)})`
 	);
 }
 
@@ -94,6 +129,7 @@ async function main(): Promise<void> {
 				failed: sent.sent - sent.ok,
 				answeredAfterS: (answeredAt - began) / 1000,
 				rssMiB: residentMiB(pid),
+				memory: await memoryParts(stack),
 				load
 			};
 			minutes.push(result);
@@ -103,6 +139,11 @@ async function main(): Promise<void> {
 		const last = minutes[minutes.length - 1];
 		console.log(
 			`soak of ${MINUTES} min at ${RATE}/s with ${STREAMS} streams: ack p99 ${first.ackP99.toFixed(1)} → ${last.ackP99.toFixed(1)} ms, delivery p99 ${first.deliveryP99.toFixed(1)} → ${last.deliveryP99.toFixed(1)} ms, undelivered ${minutes.reduce((sum, entry) => sum + entry.undelivered, 0)}, RSS ${first.rssMiB.toFixed(1)} → ${last.rssMiB.toFixed(1)} MiB`
+		);
+		const grown = (part: keyof MemoryParts) => last.memory[part] - first.memory[part];
+		const named = PARTS.reduce((sum, [part]) => sum + grown(part), 0);
+		console.log(
+			`  memory grown from minute 1 to ${MINUTES} (MiB): RSS ${(last.rssMiB - first.rssMiB).toFixed(1)}, ${PARTS.map(([part, name]) => `${name} ${grown(part).toFixed(1)}`).join(', ')}, the rest (code, stacks, the allocator's pages) ${(last.rssMiB - first.rssMiB - named).toFixed(1)}`
 		);
 		for (const stream of streams) stream.close();
 	} finally {
