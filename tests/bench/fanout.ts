@@ -16,6 +16,7 @@ import { addToRoster, newAgent, type TestAgent } from '../support/admin-api';
 import { Customer } from '../support/customer';
 import { InboxClient } from '../support/inbox-client';
 import { seedPgliteDataDir } from '../support/pglite-template';
+import { benchPostgres } from './bench-postgres';
 import { messageCreatedRequest, OFFERED_RATE } from './ingest';
 import { cpuSeconds, settle } from './process-cpu';
 import { percentile, steadyLoad } from './steady-load';
@@ -45,6 +46,8 @@ export interface FanoutResult {
 	load: number;
 	/** From the end of the load until the last delivery. */
 	drainMs: number;
+	/** What the streams received in all, in bytes. */
+	bytes: number;
 	/** Where the run's time went: CPU seconds of the inbox's process and of this bench's, over the run's seconds. */
 	cpu: { inbox: number; bench: number; seconds: number };
 	/** What events showed accounts, worked out (database queries) and shared, during the run (`inbox_live_answers_total`). */
@@ -57,6 +60,8 @@ export class RunMessages {
 	readonly acknowledged: Uint8Array;
 	readonly deliveries: number[] = [];
 	lastDelivery = 0;
+	/** What all the streams received while following the run (the frames are ASCII: characters are bytes). */
+	bytes = 0;
 
 	constructor(
 		readonly prefix: string,
@@ -128,6 +133,7 @@ export class BenchStream {
 		}
 		const run = this.#run;
 		if (!run) return;
+		run.bytes += text.length;
 		const now = performance.now();
 		for (let at = buffered.indexOf(MESSAGE_MARK); at >= 0 && at < end; at = buffered.indexOf(MESSAGE_MARK, at + 1)) {
 			const idStart = buffered.indexOf(ID_MARK, at) + ID_MARK.length;
@@ -235,6 +241,7 @@ async function fanoutRun(team: Team, streamCount: number): Promise<FanoutResult>
 			missing: streams.reduce((sum, stream) => sum + stream.missing(), 0),
 			load,
 			drainMs: run.lastDelivery > loadEnded ? run.lastDelivery - loadEnded : 0,
+			bytes: run.bytes,
 			cpu,
 			answers: { worked: answersAfter.worked - answersBefore.worked, shared: answersAfter.shared - answersBefore.shared }
 		};
@@ -249,25 +256,47 @@ function row(result: FanoutResult, reference: FanoutResult): string {
 		? `delivery p50 ${result.delivery.p50.toFixed(1).padStart(7)} ms   p99 ${result.delivery.p99.toFixed(1).padStart(7)} ms, deliveries ${result.received}/${result.expected} received, ${result.missing} missing, last ${result.drainMs.toFixed(0)} ms after the load`
 		: 'no deliveries (the reference)';
 	const ratio = result.streams ? `; ack p99 ${(result.ack.p99 / Math.max(reference.ack.p99, 0.01)).toFixed(1)}x the reference` : '';
-	const spent = `        CPU over the run's ${result.cpu.seconds.toFixed(1)} s: inbox ${result.cpu.inbox.toFixed(1)} s, this bench ${result.cpu.bench.toFixed(1)} s; answers worked out ${result.answers.worked}, shared ${result.answers.shared}`;
+	const sent = result.streams
+		? `; the streams received ${(result.bytes / 1e6).toFixed(0)} MB (${(result.bytes / 1e6 / result.cpu.seconds).toFixed(0)} MB/s)`
+		: '';
+	const spent = `        CPU over the run's ${result.cpu.seconds.toFixed(1)} s: inbox ${result.cpu.inbox.toFixed(1)} s, this bench ${result.cpu.bench.toFixed(1)} s; answers worked out ${result.answers.worked}, shared ${result.answers.shared}${sent}`;
 	return `  ${String(result.streams).padStart(5)} streams: ${result.events} events, ack p50 ${result.ack.p50.toFixed(1).padStart(6)} ms   p99 ${result.ack.p99.toFixed(1).padStart(6)} ms   ${delivery} (load ${result.load.toFixed(2)}${ratio})\n${spent}`;
 }
 
 /** The bench's bearer token for the inbox's `/metrics` (docs/operations.md "Metrics"). */
 const METRICS_TOKEN = randomBytes(24).toString('base64url');
 
-/** The product on PGlite with the simulator and the admin, each account allowed `STREAMS_PER_ACCOUNT` streams. */
-export function startFanoutStack(): Promise<Stack> {
+/**
+ * The product with the simulator and the admin, each account allowed `STREAMS_PER_ACCOUNT` streams: on
+ * PGlite, or on the PostgreSQL database at `databaseUrl`.
+ */
+export function startFanoutStack(databaseUrl: string | null = null): Promise<Stack> {
 	const dataDir = mkdtempSync(join(tmpdir(), 'bench-fanout-'));
 	const caps = { CAP_STREAMS_PER_SESSION: String(STREAMS_PER_ACCOUNT), CAP_STREAMS_PER_ACCOUNT: String(STREAMS_PER_ACCOUNT) };
-	return startStack({ dataDir, accounts: [ADMIN], prepare: () => seedPgliteDataDir(dataDir), inboxEnv: { ...caps, METRICS_TOKEN } });
+	return startStack({
+		dataDir,
+		databaseUrl,
+		accounts: [ADMIN],
+		prepare: databaseUrl ? undefined : () => seedPgliteDataDir(dataDir),
+		inboxEnv: { ...caps, METRICS_TOKEN }
+	});
+}
+
+/** The inbox's metrics now: the value of each sample by its name and labels as printed (`name{label="value"}`). */
+export async function inboxMetrics(stack: Stack): Promise<(sample: string) => number> {
+	const text = await (await fetch(`${stack.inbox.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+	const values = new Map<string, number>();
+	for (const line of text.split('\n')) {
+		const match = /^(\S+) (\S+)$/.exec(line);
+		if (match && !line.startsWith('#')) values.set(match[1], Number(match[2]));
+	}
+	return (sample) => values.get(sample) ?? Number.NaN;
 }
 
 /** `inbox_live_answers_total` of the inbox so far, by outcome. */
 async function liveAnswers(stack: Stack): Promise<{ worked: number; shared: number }> {
-	const text = await (await fetch(`${stack.inbox.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-	const count = (outcome: string) =>
-		Number(new RegExp(`^inbox_live_answers_total\\{outcome="${outcome}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+	const sample = await inboxMetrics(stack);
+	const count = (outcome: string) => sample(`inbox_live_answers_total{outcome="${outcome}"}`) || 0;
 	return { worked: count('worked'), shared: count('shared') };
 }
 
@@ -282,13 +311,13 @@ export async function openStreams(team: Team, count: number, connections: Agent)
 	return streams;
 }
 
-/** The runs with 0 (the reference), 100 and 1,000 streams; the last is the 1,000-stream run. */
-export async function fanoutBench(): Promise<FanoutResult[]> {
+/** The runs with 0 (the reference), 100 and 1,000 streams on one store; the last is the 1,000-stream run. */
+async function fanoutOnStore(storeName: string, databaseUrl: string | null): Promise<FanoutResult[]> {
 	const agentCount = Math.ceil(Math.max(...STREAM_COUNTS) / STREAMS_PER_ACCOUNT);
-	const stack = await startFanoutStack();
+	const stack = await startFanoutStack(databaseUrl);
 	try {
 		console.log(
-			`\nFan-out on PGlite: ${agentCount} agents of the roster, one session each with up to ${STREAMS_PER_ACCOUNT} streams (CAP_STREAMS_PER_SESSION raised to ${STREAMS_PER_ACCOUNT}, the per-account cap), ${CONVERSATIONS} conversations sealed for all of them; preparing...`
+			`\nFan-out on ${storeName}: ${agentCount} agents of the roster, one session each with up to ${STREAMS_PER_ACCOUNT} streams (CAP_STREAMS_PER_SESSION raised to ${STREAMS_PER_ACCOUNT}, the per-account cap), ${CONVERSATIONS} conversations sealed for all of them; preparing...`
 		);
 		const prepared = await team(stack, agentCount);
 		// Warm up (JIT, the database's cache) before measuring.
@@ -297,7 +326,7 @@ export async function fanoutBench(): Promise<FanoutResult[]> {
 		for (const streamCount of [0, ...STREAM_COUNTS]) results.push(await fanoutRun(prepared, streamCount));
 		const [reference] = results;
 		console.log(
-			`Fan-out, ${SECONDS} s offered at ${OFFERED_RATE}/s per run, every stream may see every message (delivery counted from the webhook's send):`
+			`Fan-out on ${storeName}, ${SECONDS} s offered at ${OFFERED_RATE}/s per run, every stream may see every message (delivery counted from the webhook's send):`
 		);
 		for (const result of results) console.log(row(result, reference));
 		const largest = results[results.length - 1];
@@ -308,5 +337,22 @@ export async function fanoutBench(): Promise<FanoutResult[]> {
 		return results;
 	} finally {
 		await stack.stop();
+	}
+}
+
+/**
+ * The fan-out on PGlite, then on PostgreSQL (the store production runs on, a throwaway cluster or
+ * `DATABASE_URL`'s server as the receiver's part uses): each store's runs. `BENCH_FANOUT_STORE=pglite`
+ * or `=postgresql` runs one.
+ */
+export async function fanoutBench(): Promise<{ pglite?: FanoutResult[]; postgresql?: FanoutResult[] }> {
+	const only = process.env.BENCH_FANOUT_STORE;
+	const pglite = only === 'postgresql' ? undefined : await fanoutOnStore('PGlite', null);
+	if (only === 'pglite') return { pglite };
+	const postgres = await benchPostgres();
+	try {
+		return { pglite, postgresql: await fanoutOnStore(`PostgreSQL, ${postgres.origin}`, postgres.url) };
+	} finally {
+		await postgres.stop();
 	}
 }

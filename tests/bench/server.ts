@@ -6,10 +6,11 @@
  *     ceiling), with their ratios; then the same three without a rate limit (tests/bench/ingest.ts);
  *  2. the signing proxy's added latency: the same `/v1` GET through `/api/v1/...` and signed directly;
  *  3. the fan-out: the same steady load with 0, 100 and 1,000 open event streams, each of which should
- *     receive every message, and how late it does (tests/bench/fanout.ts).
+ *     receive every message, and how late it does, on each store (tests/bench/fanout.ts).
  * Targets: ≥ 1,000 stored events/s with p99 ack < 50 ms on both stores; proxy overhead p50 < 2 ms; with
  * 1,000 streams, ack p99 < 50 ms and delivery p99 < 250 ms, none missing. The last lines sum up:
  * `ingest p99 at 1000/s: pglite … ms, postgresql … ms, ceiling … ms`, then
+ * `fanout on pglite at 1000/s with 1000 streams: …` and last, on PostgreSQL,
  * `fanout at 1000/s with 1000 streams: ack p99 … ms, delivery p99 … ms`.
  */
 import { mkdtempSync } from 'node:fs';
@@ -99,7 +100,7 @@ await ensureBuild();
 // BENCH_ONLY=receiver, BENCH_ONLY=proxy or BENCH_ONLY=fanout runs one part.
 const only = process.env.BENCH_ONLY;
 let ingest: IngestResult | undefined;
-let fanout: FanoutResult[] | undefined;
+let fanout: Awaited<ReturnType<typeof fanoutBench>> | undefined;
 if (!only || only === 'receiver') ingest = await ingestBench();
 if (!only || only === 'proxy') await proxyBench();
 if (!only || only === 'fanout') fanout = await fanoutBench();
@@ -112,9 +113,11 @@ if (ingest)
 	console.log(
 		`ingest p99 at ${OFFERED_RATE}/s: pglite ${ingest.pglite.p99.toFixed(1)} ms, postgresql ${ingest.postgresql.p99.toFixed(1)} ms, ceiling ${ingest.ceiling.p99.toFixed(1)} ms`
 	);
-if (fanout) {
-	const largest = fanout[fanout.length - 1];
-	console.log(
-		`fanout at ${OFFERED_RATE}/s with ${largest.streams} streams: ack p99 ${largest.ack.p99.toFixed(1)} ms, delivery p99 ${largest.delivery.p99.toFixed(1)} ms`
-	);
+/** The 1,000-stream run's figures of one store. */
+function fanoutSummary(results: FanoutResult[]): string {
+	const largest = results[results.length - 1];
+	return `at ${OFFERED_RATE}/s with ${largest.streams} streams: ack p99 ${largest.ack.p99.toFixed(1)} ms, delivery p99 ${largest.delivery.p99.toFixed(1)} ms`;
 }
+// the last line is the store production runs on
+if (fanout?.pglite) console.log(`fanout on pglite ${fanoutSummary(fanout.pglite)}`);
+if (fanout?.postgresql) console.log(`fanout ${fanoutSummary(fanout.postgresql)}`);
