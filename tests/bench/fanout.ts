@@ -1,10 +1,11 @@
 /**
- * The fan-out half of `npm run bench:server` (docs/operations.md "Throughput", "Fan-out"): the product
- * on PGlite with the simulator, agents of the latest roster, conversations their customers started (so
+ * The fan-out half of `npm run bench:server` (docs/operations.md "Throughput", "Fan-out"): on PGlite,
+ * then on PostgreSQL, the product with the simulator, agents of the latest roster, conversations their customers started (so
  * sealed for those agents), and 0, then 100, then 1,000 open `GET /api/events` streams spread over the
  * agents' sessions. Each run offers signed `message.created` webhooks of those conversations at a steady
  * rate and measures the acknowledgements and, for every stream and every acknowledged message, when the
- * stream received it, counted from when its webhook was sent. The run without streams is the reference.
+ * stream received it, counted from when its webhook was sent, and the bytes the streams received. The
+ * run without streams is the reference.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
