@@ -38,20 +38,14 @@ export class PageNetwork {
 		if (this.#cookie) headers.set('cookie', this.#cookie);
 		const path = url.pathname + url.search;
 		this.requests.push({ method, path, headers });
-		const early = this.#faults.findIndex(
-			(fault) => (fault.kind === 'cut' || fault.kind === 'fail') && fault.method === method && fault.path.test(path)
-		);
-		if (early >= 0) {
-			const [fault] = this.#faults.splice(early, 1);
-			if (fault.kind === 'fail')
-				return Response.json({ error: { code: 'INTERNAL', message: 'the inbox failed this request' } }, { status: fault.status });
+		const early = this.#take(['cut', 'fail'], method, path);
+		if (early) {
+			if (early.kind === 'fail')
+				return Response.json({ error: { code: 'INTERNAL', message: 'the inbox failed this request' } }, { status: early.status });
 			throw new TypeError('Failed to fetch: the connection broke before the request left');
 		}
 		// the answer lost or held is that of the next matching request sent, whichever answer comes back first
-		const late = this.#faults.findIndex(
-			(fault) => (fault.kind === 'lose' || fault.kind === 'hold') && fault.method === method && fault.path.test(path)
-		);
-		const fault = late < 0 ? undefined : this.#faults.splice(late, 1)[0];
+		const fault = this.#take(['lose', 'hold'], method, path);
 		const response = await networkFetch(url, { method, headers, body: init.body, redirect: 'manual', signal: init.signal });
 		for (const cookie of response.headers.getSetCookie()) {
 			const [pair] = cookie.split(';');
@@ -68,6 +62,12 @@ export class PageNetwork {
 		await fault.released;
 		return response;
 	};
+
+	/** The first fault of one of `kinds` set for this request, taken off the list. */
+	#take(kinds: readonly Fault['kind'][], method: string, path: string): Fault | undefined {
+		const index = this.#faults.findIndex((fault) => kinds.includes(fault.kind) && fault.method === method && fault.path.test(path));
+		return index < 0 ? undefined : this.#faults.splice(index, 1)[0];
+	}
 
 	/** The next matching request never reaches the server. */
 	cutNextRequest(method: string, path: RegExp): void {
