@@ -50,7 +50,9 @@ describe('the team reports and service targets over HTTP (docs/reports.md "The A
 			await new Promise((resolve) => setTimeout(resolve, pause));
 		}
 
-		const range = `from=${day(-1)}&to=${day(1)}&tz=Europe/Berlin`;
+		// the days are UTC's and `to` is excluded, in Berlin's time: two days on, so that the range holds now
+		// also in the hour when Berlin has already reached the next day (it failed from 23:00 UTC)
+		const range = `from=${day(-1)}&to=${day(2)}&tz=Europe/Berlin`;
 		const team = await grace.get(`/api/reports?${range}`);
 		const online = (rows: { key: string; seconds: number }[]) => rows.map((row) => [row.key, row.seconds >= 1 && row.seconds < 60]);
 		expect(online(team.body.timeOnline)).toEqual([[adaId, true]]);
@@ -58,7 +60,7 @@ describe('the team reports and service targets over HTTP (docs/reports.md "The A
 		const onlineCsv = await fetch(`${grace.url}/api/reports/csv?${range}&table=timeOnline`, { headers: { cookie: grace.cookie! } });
 		expect((await onlineCsv.text()).split('\r\n')[1]).toMatch(new RegExp(`^${adaId},Ada Agent,[0-9.]+$`));
 		expect(team.status).toBe(200);
-		expect(team.body).toMatchObject({ scope: 'team', range: { from: day(-1), to: day(1), timeZone: 'Europe/Berlin' } });
+		expect(team.body).toMatchObject({ scope: 'team', range: { from: day(-1), to: day(2), timeZone: 'Europe/Berlin' } });
 		expect(team.body.overall).toMatchObject({ opened: 1, resolved: 1, messagesIn: 1, messagesOut: 0 });
 		expect(
 			team.body.byAgent.map((row: { key: string; figures: { opened: number; resolved: number } }) => [
