@@ -89,8 +89,17 @@ function watchUnlock(page: Page, expected: Record<string, number>): Promise<void
 }
 
 /** Unlock → first rows and → counts right, after a reload of the locked inbox (the list loads from scratch). */
-async function timeUnlock(page: Page, expected: Record<string, number>) {
-	await lockKey(page);
+async function timeUnlock(browser: Browser, page: Page, expected: Record<string, number>) {
+	// the page is busy after sign-in (the rest of the list, names, the search index): a Lock that waits
+	// behind long tasks says which
+	await browser.startTracing(page, { categories: ['devtools.timeline'] });
+	const locked = await lockKey(page).catch((error: unknown) => error);
+	const { longTasks } = mainThreadProfile(
+		(JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] }).traceEvents
+	);
+	console.log(`while locking after sign-in: ${longTasks.length ? '' : 'no task over 50 ms'}`);
+	for (const task of longTasks) console.log(`  ${describeTask(task)}`);
+	if (locked !== undefined) throw locked;
 	await page.reload();
 	await watchUnlock(page, expected);
 	await unlock(page);
@@ -226,13 +235,71 @@ interface TraceEvent {
 	ph: string;
 	ts: number;
 	dur?: number;
+	/** The time the thread ran (µs), without the time it waited for a core. */
+	tdur?: number;
 	pid: number;
 	tid: number;
-	args?: { name?: string; data?: { type?: string } };
+	args?: {
+		name?: string;
+		data?: { type?: string; functionName?: string; url?: string; lineNumber?: number };
+		beginData?: { dirtyObjects?: number; totalObjects?: number; stackTrace?: { functionName?: string }[] };
+		/** Where a layout started: each root's quad, x and y of its four corners. */
+		endData?: { layoutRoots?: { quads?: number[][] }[] };
+	};
 }
 
-/** Self time (ms) by kind of work on the busiest renderer main thread of a trace, most first. */
-function mainThreadSelfTime(events: TraceEvent[]): [string, number][] {
+/** What one piece of work of a trace is called: a script call by its function and place, an event by its type. */
+function workName(event: TraceEvent): string {
+	const data = event.args?.data;
+	if (event.name === 'EventDispatch') return `EventDispatch (${data?.type})`;
+	if (event.name === 'Layout' && event.args?.beginData) {
+		const { dirtyObjects, totalObjects, stackTrace } = event.args.beginData;
+		const roots = (event.args.endData?.layoutRoots ?? []).map(({ quads }) => {
+			const [x1, y1, , , x3, y3] = quads?.[0] ?? [];
+			return `${x1},${y1}–${x3},${y3}`;
+		});
+		return `Layout of ${dirtyObjects}/${totalObjects} objects at ${roots.join(' ') || '?'}${stackTrace ? ` forced by ${stackTrace[0]?.functionName || '(anonymous)'}` : ''}`;
+	}
+	if (event.name === 'FunctionCall' && data?.functionName !== undefined)
+		return `FunctionCall ${data.functionName || '(anonymous)'} ${(data.url ?? '').split('/').pop()}:${data.lineNumber ?? '?'}`;
+	return event.name;
+}
+
+/** Self time (µs) by name of a run of nested trace events of one thread, sorted by start. */
+function selfTimes(events: readonly TraceEvent[], name: (event: TraceEvent) => string): Map<string, number> {
+	const selfUs = new Map<string, number>();
+	const open: { event: TraceEvent; name: string }[] = [];
+	const add = (key: string, us: number) => selfUs.set(key, (selfUs.get(key) ?? 0) + us);
+	for (const event of events) {
+		while (open.length && open[open.length - 1].event.ts + (open[open.length - 1].event.dur as number) <= event.ts) open.pop();
+		const parent = open[open.length - 1];
+		if (parent) add(parent.name, -(event.dur as number));
+		const key = name(event);
+		add(key, event.dur as number);
+		open.push({ event, name: key });
+	}
+	return selfUs;
+}
+
+const topMs = (selfUs: Map<string, number>, count: number): [string, number][] =>
+	[...selfUs.entries()]
+		.map(([name, us]): [string, number] => [name, us / 1000])
+		.sort((a, b) => b[1] - a[1])
+		.slice(0, count);
+
+/** A task of the page's main thread over 50 ms in a trace: how long, and where its own time went. */
+interface TracedLongTask {
+	ms: number;
+	/** Of those, the time the main thread ran: the rest it waited for one of the machine's cores. */
+	threadMs: number | undefined;
+	work: [string, number][];
+}
+
+/**
+ * The busiest renderer main thread of a trace: self time (ms) by kind of work, most first, and each task
+ * over 50 ms with the work inside it, so the bench says what the longest task was.
+ */
+function mainThreadProfile(events: TraceEvent[]): { selfTime: [string, number][]; longTasks: TracedLongTask[] } {
 	const mainThreads = new Set(
 		events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`)
 	);
@@ -244,28 +311,57 @@ function mainThreadSelfTime(events: TraceEvent[]): [string, number][] {
 	}
 	const busiest = [...byThread.values()].sort((a, b) => b.length - a.length)[0] ?? [];
 	busiest.sort((a, b) => a.ts - b.ts || (b.dur as number) - (a.dur as number));
-	const selfUs = new Map<string, number>();
-	const open: { event: TraceEvent; name: string }[] = [];
-	const add = (name: string, us: number) => selfUs.set(name, (selfUs.get(name) ?? 0) + us);
-	for (const event of busiest) {
-		while (open.length && open[open.length - 1].event.ts + (open[open.length - 1].event.dur as number) <= event.ts) open.pop();
-		const parent = open[open.length - 1];
-		if (parent) add(parent.name, -(event.dur as number));
-		const name = event.name === 'EventDispatch' ? `EventDispatch (${event.args?.data?.type})` : event.name;
-		add(name, event.dur as number);
-		open.push({ event, name });
+	const longTasks: TracedLongTask[] = [];
+	let end = -Infinity;
+	for (const [index, event] of busiest.entries()) {
+		if (event.ts < end) continue;
+		end = event.ts + (event.dur as number);
+		if ((event.dur as number) <= LONG_TASK_US) continue;
+		const after = busiest.findIndex((later, at) => at > index && later.ts >= end);
+		const inside = busiest.slice(index, after === -1 ? undefined : after);
+		longTasks.push({
+			ms: (event.dur as number) / 1000,
+			threadMs: event.tdur === undefined ? undefined : event.tdur / 1000,
+			work: topMs(selfTimes(inside, workName), 5)
+		});
 	}
-	return [...selfUs.entries()]
-		.map(([name, us]): [string, number] => [name, us / 1000])
-		.sort((a, b) => b[1] - a[1])
-		.slice(0, 12);
+	return {
+		selfTime: topMs(
+			selfTimes(busiest, (event) => (event.name === 'EventDispatch' ? workName(event) : event.name)),
+			12
+		),
+		longTasks: longTasks.sort((a, b) => b.ms - a.ms).slice(0, 3)
+	};
 }
+
+function describeTask(task: TracedLongTask): string {
+	const running = task.threadMs === undefined ? '?' : ms(task.threadMs);
+	return `${ms(task.ms)} ms (${running} ms running): ${task.work.map(([name, selfMs]) => `${name} ${selfMs.toFixed(1)}`).join(', ')}`;
+}
+
+/** A task is long over 50 ms (the Long Tasks API's threshold). */
+const LONG_TASK_US = 50_000;
 
 /** A Chrome trace of the scroll with events (a run of its own), summed by kind of work on the page's main thread. */
 async function traceScrollWhileWriting(browser: Browser, page: Page, customers: SimCustomer[]) {
-	await scrollWhileWriting(page, customers, () => browser.startTracing(page, { categories: ['devtools.timeline'] }));
+	await scrollWhileWriting(page, customers, () => browser.startTracing(page, { categories: ['devtools.timeline', INVALIDATIONS] }));
 	const trace = JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] };
-	return mainThreadSelfTime(trace.traceEvents);
+	return { ...mainThreadProfile(trace.traceEvents), invalidations: layoutInvalidations(trace.traceEvents) };
+}
+
+/** The trace category where Chrome says which node made a layout necessary, and why. */
+const INVALIDATIONS = 'disabled-by-default-devtools.timeline.invalidationTracking';
+
+/** What made layouts necessary during a trace: the nodes (by name) and reasons, most often first. */
+function layoutInvalidations(events: readonly TraceEvent[]): [string, number][] {
+	const counts = new Map<string, number>();
+	for (const event of events) {
+		if (event.name !== 'LayoutInvalidationTracking') continue;
+		const data = event.args?.data as { nodeName?: string; reason?: string } | undefined;
+		const key = `${data?.nodeName ?? '?'} (${data?.reason ?? '?'})`;
+		counts.set(key, (counts.get(key) ?? 0) + 1);
+	}
+	return [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10);
 }
 
 const percentile = (values: number[], p: number) => {
@@ -304,7 +400,7 @@ async function liveCustomers(inbox: InboxStack, agent: Parameters<InboxStack['in
 async function measure(browser: Browser, page: Page, inbox: InboxStack) {
 	const agent = await readyAgent(page, inbox, 'bench');
 	const customers = await liveCustomers(inbox, agent);
-	const unlocked = await timeUnlock(page, expectedCounts(LIVE_CUSTOMERS));
+	const unlocked = await timeUnlock(browser, page, expectedCounts(LIVE_CUSTOMERS));
 	const rowToMessage = await timeRowToMessage(page, customers[0].conversationId, 'Hello, this is live customer 0.');
 	const reference = await scrollTen(page);
 	const loaded = await scrollWhileWriting(page, customers);
@@ -332,7 +428,11 @@ function report({ unlocked, rowToMessage, reference, loaded, profile }: Awaited<
 			`(the page's clock moves in steps of ${loaded.scroll.clockStep.toFixed(3)} ms)`
 	);
 	console.log('\nwhere the main thread of the page spends the scroll with events (Chrome trace, self time, a run of its own):');
-	for (const [name, selfMs] of profile) console.log(`  ${selfMs.toFixed(0).padStart(6)} ms  ${name}`);
+	for (const [name, selfMs] of profile.selfTime) console.log(`  ${selfMs.toFixed(0).padStart(6)} ms  ${name}`);
+	console.log('what made the page lay out again in that trace (node, reason: times):');
+	for (const [what, times] of profile.invalidations) console.log(`  ${String(times).padStart(6)}  ${what}`);
+	console.log(`tasks over ${LONG_TASK_US / 1000} ms in that trace: ${profile.longTasks.length ? '' : 'none'}`);
+	for (const task of profile.longTasks) console.log(`  ${describeTask(task)}`);
 	const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
 	console.log(
 		`\nload average: ${load(loadAtStart)} at the start, ${load(loadavg())} at the end, on ${availableParallelism()} cores (a shared machine: noisy figures)`
