@@ -197,16 +197,9 @@ export function tallyConversation(counts: FilterCounts, item: ConversationView, 
 	}
 }
 
-/** A new previews map with one conversation's preview set (the old map is never mutated). */
-export function withPreview(
-	previews: ReadonlyMap<string, string>,
-	conversationId: string,
-	text: string,
-	length = 140
-): ReadonlyMap<string, string> {
-	const next = new Map(previews);
-	next.set(conversationId, text.replace(/\s+/g, ' ').slice(0, length));
-	return next;
+/** A preview or name as a row shows it: one line, at most `length` characters. */
+export function previewText(text: string, length = 140): string {
+	return text.replace(/\s+/g, ' ').slice(0, length);
 }
 
 export const NO_PREVIEWS: ReadonlyMap<string, string> = new Map();

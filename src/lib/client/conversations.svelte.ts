@@ -4,13 +4,12 @@
  * assignee, label), filters, search, counts, and the text previews and customers' names this tab
  * decrypted. Plaintext previews and names live in memory only and go on lock.
  */
-import { SvelteSet } from 'svelte/reactivity';
+import { SvelteMap, SvelteSet } from 'svelte/reactivity';
 import { countConversations, listConversations } from './api';
 import {
 	mergeSorted,
 	NO_MENTIONS,
-	NO_PREVIEWS,
-	withPreview,
+	previewText,
 	type AssignmentCounts,
 	type AssignmentView,
 	type FilterCounts,
@@ -25,15 +24,20 @@ import type { ServiceDue, TargetPolicy } from '../service-targets/targets';
 
 const PAGE_SIZE = 200;
 const PREVIEW_LENGTH = 140;
+const NAME_LENGTH = 100;
 
 export class ConversationStore {
 	/** The list, its filtered rows and counts, each live change applied to one row (docs/inbox-api.md §4). */
 	readonly #live: LiveConversationList;
 	/** Moved on at each change of the live list, so whatever read it reads it again. */
 	#version = $state(0);
-	#previews = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
+	/**
+	 * The text previews this tab decrypted, by conversation, set in place: a row reads its own, and a
+	 * preview costs the same however many there are (a copy each would make thousands cost seconds).
+	 */
+	readonly #previews = new SvelteMap<string, string>();
 	/** Customers' names from their decrypted profiles, by conversation (plaintext: gone on lock). */
-	#names = $state.raw<ReadonlyMap<string, string>>(NO_PREVIEWS);
+	readonly #names = new SvelteMap<string, string>();
 	/** The conversations with a draft in this browser (ids only), for the rows' marker. */
 	readonly #drafts = new SvelteSet<string>();
 	#loading = $state(false);
@@ -249,23 +253,26 @@ export class ConversationStore {
 	}
 
 	setPreview(conversationId: string, text: string): void {
-		const previews = withPreview(this.#previews, conversationId, text, PREVIEW_LENGTH);
-		this.#live.textChanged(conversationId, previews, this.#names);
-		this.#previews = previews;
+		this.#previews.set(conversationId, previewText(text, PREVIEW_LENGTH));
+		this.#textChanged(conversationId);
 	}
 
 	setName(conversationId: string, name: string): void {
-		const names = withPreview(this.#names, conversationId, name, 100);
-		this.#live.textChanged(conversationId, this.#previews, names);
-		this.#names = names;
+		this.#names.set(conversationId, previewText(name, NAME_LENGTH));
+		this.#textChanged(conversationId);
+	}
+
+	/** A search shown may find the conversation now, or no longer: the rows shown are read again. */
+	#textChanged(conversationId: string): void {
+		if (this.#live.textChanged(conversationId, this.#previews, this.#names)) this.#version++;
 	}
 
 	/** Forgets every decrypted preview and name (on lock and sign-out). */
 	forgetPlaintext(): void {
 		this.#live.forgetText();
 		this.#version++;
-		this.#previews = NO_PREVIEWS;
-		this.#names = NO_PREVIEWS;
+		this.#previews.clear();
+		this.#names.clear();
 	}
 
 	clear(): void {
@@ -275,8 +282,8 @@ export class ConversationStore {
 		this.#version++;
 		this.#serverCounts = null;
 		this.#drafts.clear();
-		this.#previews = NO_PREVIEWS;
-		this.#names = NO_PREVIEWS;
+		this.#previews.clear();
+		this.#names.clear();
 		this.#complete = false;
 		this.#loading = false;
 	}

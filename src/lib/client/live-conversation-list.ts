@@ -159,14 +159,18 @@ export class LiveConversationList {
 		this.#reshow(previous, next);
 	}
 
-	/** One conversation's decrypted preview or customer's name changed: a search may now find it, or no longer. */
-	textChanged(conversationId: string, previews: ReadonlyMap<string, string>, names: ReadonlyMap<string, string>): void {
+	/**
+	 * One conversation's decrypted preview or customer's name changed: a search may now find it, or no
+	 * longer. Whether the shown rows were worked out again (only while a search is shown).
+	 */
+	textChanged(conversationId: string, previews: ReadonlyMap<string, string>, names: ReadonlyMap<string, string>): boolean {
 		const searching = this.#filter.search.trim() !== '';
 		const item = this.#byId.get(conversationId);
-		if (!searching || !this.#shownKey || !item) return;
+		if (!searching || !this.#shownKey || !item) return false;
 		this.#shownKey = filterKey(this.#filter, previews, names);
 		this.#matches = this.#matcherFor(this.#filter, previews, names);
 		this.#reshow(item, item);
+		return true;
 	}
 
 	/**
