@@ -16,6 +16,16 @@ export function compareConversations(a: ConversationView, b: ConversationView): 
 	return a.conversationId < b.conversationId ? 1 : a.conversationId > b.conversationId ? -1 : 0;
 }
 
+/** Two sorted lists with no conversation in both, as one sorted list, in one pass. */
+export function mergeSortedLists(a: readonly ConversationView[], b: readonly ConversationView[]): ConversationView[] {
+	const merged: ConversationView[] = new Array(a.length + b.length);
+	let i = 0;
+	let j = 0;
+	for (let at = 0; at < merged.length; at++)
+		merged[at] = j >= b.length || (i < a.length && compareConversations(a[i], b[j]) <= 0) ? a[i++] : b[j++];
+	return merged;
+}
+
 /** Where `conversation` goes in the sorted `list` (the index of its copy there, if the list has it), by binary search. */
 export function sortedIndex(list: readonly ConversationView[], conversation: ConversationView): number {
 	let low = 0;

@@ -213,15 +213,17 @@ export class ConversationStore {
 			() => undefined
 		);
 		let cursor: string | null = null;
-		let collected: ConversationView[] = [];
 		try {
 			do {
 				const page = await listConversations({ limit: PAGE_SIZE, cursor });
 				if (generation !== this.generation) return;
-				collected = collected.concat(page.data);
-				// the first page replaces what was shown, later pages merge; changes that came live meanwhile win
-				const merged = cursor === null ? mergeSorted([], collected) : mergeSorted(this.#live.items, page.data);
-				this.#live.replaceAll(mergeSorted(merged, this.#changedDuringLoad));
+				// the first page replaces what was shown, later pages merge in; changes that came live meanwhile win
+				if (cursor === null) this.#live.replaceAll(mergeSorted(page.data, this.#changedDuringLoad));
+				else {
+					// eslint-disable-next-line svelte/prefer-svelte-reactivity -- read at once, never watched
+					const changedLive = new Set(this.#changedDuringLoad.map((conversation) => conversation.conversationId));
+					this.#live.addPage(page.data.filter((conversation) => !changedLive.has(conversation.conversationId)));
+				}
 				this.#version++;
 				this.now = Date.now();
 				if (cursor === null) firstPage?.(page.liveEventId);

@@ -84,7 +84,8 @@ type Step =
 	| { kind: 'preview'; conversationId: string; text: string }
 	| { kind: 'policy'; policy: TargetPolicy | null }
 	| { kind: 'forget' }
-	| { kind: 'load'; conversations: ConversationView[] };
+	| { kind: 'load'; conversations: ConversationView[] }
+	| { kind: 'page'; conversations: ConversationView[] };
 
 const steps: fc.Arbitrary<Step> = fc.oneof(
 	{ arbitrary: conversations.map((conversation) => ({ kind: 'upsert' as const, conversation })), weight: 8 },
@@ -99,7 +100,8 @@ const steps: fc.Arbitrary<Step> = fc.oneof(
 	},
 	{ arbitrary: fc.constantFrom(null, POLICY).map((policy) => ({ kind: 'policy' as const, policy })), weight: 1 },
 	{ arbitrary: fc.constant({ kind: 'forget' as const }), weight: 1 },
-	{ arbitrary: fc.array(conversations, { maxLength: 12 }).map((list) => ({ kind: 'load' as const, conversations: list })), weight: 1 }
+	{ arbitrary: fc.array(conversations, { maxLength: 12 }).map((list) => ({ kind: 'load' as const, conversations: list })), weight: 1 },
+	{ arbitrary: fc.array(conversations, { maxLength: 6 }).map((list) => ({ kind: 'page' as const, conversations: list })), weight: 2 }
 );
 
 /** The list as a page load would hold it: the latest copy of each conversation, sorted. */
@@ -129,6 +131,9 @@ describe('the live conversation list', () => {
 					} else if (step.kind === 'policy') {
 						policy = step.policy;
 						live.setPolicy(policy);
+					} else if (step.kind === 'page') {
+						live.addPage(step.conversations);
+						for (const item of step.conversations) latest.set(item.conversationId, item);
 					} else {
 						latest.clear();
 						for (const item of step.conversations) latest.set(item.conversationId, item);

@@ -7,11 +7,13 @@
  * targets do. Every list and count is a new value after a change, for the page to notice.
  */
 import {
+	compareConversations,
 	conversationMatcher,
 	countAssignments,
 	countConversations,
 	countLifecycle,
 	filterConversations,
+	mergeSortedLists,
 	replaceSorted,
 	tallyAssignment,
 	tallyConversation,
@@ -113,6 +115,28 @@ export class LiveConversationList {
 		this.#lifecycleCounts = countLifecycle(sorted);
 		this.#assignmentCounts = countAssignments(sorted, this.myAccountId);
 		this.#countDuesAgain();
+	}
+
+	/**
+	 * A further page of a load: the rows the list has not yet are merged in, counted and filtered by
+	 * themselves in one pass over the list (a page costs its rows, not the list); a row it has already
+	 * is taken like a live change.
+	 */
+	addPage(rows: readonly ConversationView[]): void {
+		const fresh = new Map<string, ConversationView>();
+		for (const row of rows) {
+			if (this.#byId.has(row.conversationId)) this.upsert(row);
+			else fresh.set(row.conversationId, row);
+		}
+		if (fresh.size === 0) return;
+		const sorted = [...fresh.values()].sort(compareConversations);
+		this.#items = mergeSortedLists(this.#items, sorted);
+		for (const row of sorted) {
+			this.#byId.set(row.conversationId, row);
+			this.#recount(undefined, row);
+			this.#redue(row);
+		}
+		if (this.#shownKey) this.#shown = this.#showsEverything ? this.#items : mergeSortedLists(this.#shown, sorted.filter(this.#matches));
 	}
 
 	/** The team's service targets changed: every deadline is read again. */
