@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { avatarHue, fingerprintFromB64u, formatBytes, formatRelative, shortConversationLabel } from './format';
+import { avatarHue, fingerprintFromB64u, formatBytes, formatCount, formatRelative, shortConversationLabel } from './format';
 
 describe('format', () => {
 	it('formats sizes in binary units', () => {
@@ -7,6 +7,10 @@ describe('format', () => {
 		expect(formatBytes(1023)).toBe('1023 B');
 		expect(formatBytes(1536)).toBe('1.5 KiB');
 		expect(formatBytes(25 * 1024 * 1024)).toBe('25 MiB');
+	});
+
+	it('writes counts as toLocaleString does, with one formatter', () => {
+		for (const count of [0, 7, 999, 1000, 10_029, 1_000_000]) expect(formatCount(count)).toBe(count.toLocaleString());
 	});
 
 	it('says how long ago in the least words', () => {

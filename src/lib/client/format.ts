@@ -30,6 +30,12 @@ const DAY_MONTH = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 's
 const DAY_MONTH_YEAR = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
 const LONG_DAY = new Intl.DateTimeFormat(undefined, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
 const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const COUNT = new Intl.NumberFormat();
+
+/** A count in the reader's locale ("10,029"), as `toLocaleString()` would write it, with one formatter for all. */
+export function formatCount(count: number): string {
+	return COUNT.format(count);
+}
 
 /** "now", "5 min", "14:05" (today), "Mon" (this week), "12 Nov" (this year), "12 Nov 2025". */
 export function formatRelative(iso: string | null | undefined, now: Date = new Date()): string {
