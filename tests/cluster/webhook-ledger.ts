@@ -47,6 +47,17 @@ function refusedAttempts(delivery: any): number {
 	).length;
 }
 
+/**
+ * The attempts of the conversations' deliveries that got no answer within the service's time-out (and
+ * were not a fault the simulator injected): the service sends those again.
+ */
+export async function timedOutAttempts(cluster: Cluster, conversationIds: readonly string[]): Promise<number> {
+	const deliveries = await deliveriesOf(cluster, conversationIds);
+	return deliveries
+		.flatMap((delivery) => delivery.attemptLog)
+		.filter((attempt: any) => attempt.injected === null && attempt.status === null && attempt.error === 'timeout').length;
+}
+
 /** How often each process logged each event as processed. */
 function processedLines(cluster: Cluster): Map<string, number> {
 	const counts = new Map<string, number>();
