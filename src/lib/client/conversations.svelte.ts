@@ -188,7 +188,8 @@ export class ConversationStore {
 	 * Conversations upserted (live events, local reads) while a load runs: its pages may have been read
 	 * before those changes, so these copies win over the pages' until the load ends.
 	 */
-	#changedDuringLoad: ConversationView[] = [];
+	// eslint-disable-next-line svelte/prefer-svelte-reactivity -- read by the load only, never watched
+	#changedDuringLoad = new Map<string, ConversationView>();
 
 	get(conversationId: string): ConversationView | undefined {
 		return this.#read(() => this.#live.get(conversationId));
@@ -200,7 +201,7 @@ export class ConversationStore {
 	 */
 	async load(firstPage?: (liveEventId: number) => void): Promise<void> {
 		const generation = ++this.generation;
-		this.#changedDuringLoad = [];
+		this.#changedDuringLoad.clear();
 		this.#loading = true;
 		this.#error = null;
 		this.#complete = false;
@@ -218,12 +219,8 @@ export class ConversationStore {
 				const page = await listConversations({ limit: PAGE_SIZE, cursor });
 				if (generation !== this.generation) return;
 				// the first page replaces what was shown, later pages merge in; changes that came live meanwhile win
-				if (cursor === null) this.#live.replaceAll(mergeSorted(page.data, this.#changedDuringLoad));
-				else {
-					// eslint-disable-next-line svelte/prefer-svelte-reactivity -- read at once, never watched
-					const changedLive = new Set(this.#changedDuringLoad.map((conversation) => conversation.conversationId));
-					this.#live.addPage(page.data.filter((conversation) => !changedLive.has(conversation.conversationId)));
-				}
+				if (cursor === null) this.#live.replaceAll(mergeSorted(page.data, [...this.#changedDuringLoad.values()]));
+				else this.#live.addPage(page.data.filter((conversation) => !this.#changedDuringLoad.has(conversation.conversationId)));
 				this.#version++;
 				this.now = Date.now();
 				if (cursor === null) firstPage?.(page.liveEventId);
@@ -236,7 +233,7 @@ export class ConversationStore {
 		} finally {
 			if (generation === this.generation) {
 				this.#loading = false;
-				this.#changedDuringLoad = [];
+				this.#changedDuringLoad.clear();
 			}
 		}
 	}
@@ -245,7 +242,7 @@ export class ConversationStore {
 	upsert(conversation: ConversationView): void {
 		this.#live.upsert(conversation);
 		this.#version++;
-		if (this.#loading) this.#changedDuringLoad.push(conversation);
+		if (this.#loading) this.#changedDuringLoad.set(conversation.conversationId, conversation);
 	}
 
 	/** Sets the unread count to zero locally once the read receipt went through. */
@@ -279,7 +276,7 @@ export class ConversationStore {
 
 	clear(): void {
 		this.generation++;
-		this.#changedDuringLoad = [];
+		this.#changedDuringLoad.clear();
 		this.#live.replaceAll([]);
 		this.#version++;
 		this.#serverCounts = null;

@@ -191,8 +191,12 @@ export class LiveConversationList {
 		const searching = this.#filter.search.trim() !== '';
 		const item = this.#byId.get(conversationId);
 		if (!searching || !this.#shownKey || !item) return false;
-		this.#shownKey = filterKey(this.#filter, previews, names);
-		this.#matches = this.#matcherFor(this.#filter, previews, names);
+		// the matcher reads the maps it was made with: only other maps need a new one
+		const key = filterKey(this.#filter, previews, names);
+		if (!sameKey(key, this.#shownKey)) {
+			this.#shownKey = key;
+			this.#matches = this.#matcherFor(this.#filter, previews, names);
+		}
 		this.#reshow(item, item);
 		return true;
 	}
