@@ -67,6 +67,29 @@ describe('what conversation events show every account of a process (docs/inbox-a
 		expect(counter.statements).toBe(3);
 	});
 
+	it('keeps what it asked for a minute: a stream later than that asks again', async () => {
+		const db = await databases.open();
+		await ensureConversation(db, 'conv_a', 'active', now);
+		const counter = counted(db);
+		let clock = 0;
+		const facts = new EventFacts(counter.db, () => clock);
+		await facts.of([changed(1, 'conv_a')], () => [admin]).get(1);
+		expect(counter.statements).toBe(2);
+		clock = 59_000;
+		await facts.of([changed(2, 'conv_a')], () => [admin]).get(2);
+		await facts.of([changed(1, 'conv_a')], () => [admin]).get(1);
+		expect(counter.statements).toBe(4);
+		clock = 61_000;
+		await facts.of([changed(3, 'conv_a')], () => [admin]).get(3);
+		expect(counter.statements).toBe(6);
+		// asked over a minute ago: asked again, and the same
+		expect((await facts.of([changed(1, 'conv_a')], () => [admin]).get(1))?.viewOf('conv_a', admin)?.conversationId).toBe('conv_a');
+		expect(counter.statements).toBe(8);
+		// asked within the minute: kept
+		await facts.of([changed(2, 'conv_a')], () => [admin]).get(2);
+		expect(counter.statements).toBe(8);
+	});
+
 	it('does not keep a failure: the next stream to ask asks again', async () => {
 		const db = await databases.open();
 		await ensureConversation(db, 'conv_a', 'active', now);

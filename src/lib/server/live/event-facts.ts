@@ -12,8 +12,12 @@ import type { Queryable } from '../db/database';
 import type { LiveEvent } from '../db/live-events';
 import { liveAnswers } from '../metrics';
 
-/** About five seconds at a thousand messages a second: every stream that keeps up finds them. */
+/**
+ * About five seconds at a thousand messages a second: every stream that keeps up finds them. None asked
+ * longer than a minute ago is kept, so at a quiet pace the facts hold a minute instead of filling up.
+ */
 const KEPT_EVENTS = 5_000;
+const KEEP_FOR_MS = 60_000;
 
 /** Events shown as the account's own view of their conversation. */
 export function isViewEvent(event: LiveEvent): boolean {
@@ -22,8 +26,14 @@ export function isViewEvent(event: LiveEvent): boolean {
 
 export class EventFacts {
 	readonly #facts = new Map<number, Promise<ConversationViews>>();
+	/** The events of each ask, and when (the clock's ms), oldest first. */
+	readonly #asks: { ids: number[]; at: number }[] = [];
 
-	constructor(private readonly db: Queryable) {}
+	/** `clock` tells how long ago facts were asked (monotonic ms). */
+	constructor(
+		private readonly db: Queryable,
+		private readonly clock: () => number = () => performance.now()
+	) {}
 
 	/**
 	 * The facts of `events` (each of a conversation: a view event, or one the account must be allowed to
@@ -38,16 +48,22 @@ export class EventFacts {
 				read: missing.filter((event) => !isViewEvent(event)).map((event) => event.conversationId as string)
 			});
 			for (const event of missing) this.#facts.set(event.id, asked);
+			this.#asks.push({ ids: missing.map((event) => event.id), at: this.clock() });
 			// a failure is not kept: the next stream to ask asks again
 			asked.catch(() => {
 				for (const event of missing) if (this.#facts.get(event.id) === asked) this.#facts.delete(event.id);
 			});
 		}
 		const facts = new Map(events.map((event) => [event.id, this.#facts.get(event.id) as Promise<ConversationViews>]));
-		for (const id of this.#facts.keys()) {
-			if (this.#facts.size <= KEPT_EVENTS) break;
-			this.#facts.delete(id);
-		}
+		this.#trim();
 		return facts;
+	}
+
+	/** Drops the facts asked over `KEEP_FOR_MS` ago, then the oldest past `KEPT_EVENTS`. */
+	#trim(): void {
+		const askedBefore = this.clock() - KEEP_FOR_MS;
+		while (this.#asks.length > 0 && (this.#asks[0].at <= askedBefore || this.#facts.size > KEPT_EVENTS)) {
+			for (const id of (this.#asks.shift() as { ids: number[] }).ids) this.#facts.delete(id);
+		}
 	}
 }

@@ -57,6 +57,50 @@ describe('the live hub of a process (docs/operations.md "Stopping a process")', 
 	});
 });
 
+describe('the events the hub keeps in memory (docs/operations.md "Soak")', () => {
+	const databases = useDatabases('PGlite');
+
+	it('are those read within the last minute: older ones come from the database, the same events', async () => {
+		const db = await databases.open();
+		let clock = 0;
+		const hub = new LiveHub(db, quiet, () => clock);
+		await hub.start();
+		let woken = () => {};
+		hub.subscribe({ ...subscriber(), wake: () => woken() });
+		const append = async (count: number) => {
+			const read = new Promise<void>((resolve) => (woken = resolve));
+			const ids = await appendLiveEvents(
+				db,
+				Array.from({ length: count }, (_, n) => ({ type: 'message.created' as const, conversationId: 'conv_a', payload: { n } })),
+				new Date()
+			);
+			hub.pull();
+			await read;
+			return ids;
+		};
+		const query = vi.spyOn(db, 'query');
+		// the events after `id` the hub gives, and how many times it asked the database for them meanwhile
+		const served = async (id: number) => {
+			const asked = query.mock.calls.length;
+			const events = await hub.eventsAfter(id, 100);
+			const reads = query.mock.calls.slice(asked).filter(([, params]) => params?.[0] === id).length;
+			return { ids: events.map((event) => event.id), reads };
+		};
+		const early = await append(6);
+		clock = 59_000;
+		const later = await append(2);
+		// within the minute: all eight from memory
+		expect(await served(early[0] - 1)).toEqual({ ids: [...early, ...later], reads: 0 });
+		clock = 61_000;
+		const last = await append(1);
+		// the first six were read over a minute ago: asked of the database, where they are the same
+		expect(await served(early[0] - 1)).toEqual({ ids: [...early, ...later, ...last], reads: 1 });
+		// those read since still come from memory
+		expect(await served(early[5])).toEqual({ ids: [...later, ...last], reads: 0 });
+		await hub.stop();
+	});
+});
+
 describe('streams that fell behind together (docs/operations.md "Fan-out")', () => {
 	const databases = useDatabases('PGlite');
 

@@ -19,11 +19,14 @@ import { EventFacts } from './event-facts';
 import { SharedAnswers, SharedBatches, viewerKey } from './shared-answers';
 
 /**
- * The latest events kept for the streams, about 10 s at a thousand messages a second (each is two events)
- * and some 20 MB: a stream that fell behind by less than that catches up without the database. Trimmed
- * once it holds a quarter more, so the copy is not made at every read.
+ * The latest events kept for the streams: at most this many, about 10 s at a thousand messages a second
+ * (each is two events) and some 60 MB, and none read longer than `KEEP_FOR_MS` ago, so at a quiet pace
+ * memory holds a minute of events instead of filling up over hours. A stream that fell behind by less
+ * catches up without the database. Trimmed once a quarter more than is kept is held, so the copy is not
+ * made at every read.
  */
 const KEEP_IN_MEMORY = 20_000;
+const KEEP_FOR_MS = 60_000;
 const PAGE = 500;
 /**
  * The least time between two reads that wake the streams: under a steady flow of events each stream is
@@ -59,6 +62,8 @@ export class LiveHub {
 	/** What conversation events show every account of this process's streams, asked once for all of them. */
 	readonly facts: EventFacts;
 	private recent: LiveEvent[] = [];
+	/** The newest id after each read that found events, and when (the clock's ms), oldest first. */
+	private readMarks: { id: number; at: number }[] = [];
 	private newest = 0;
 	private readonly subscribers = new Set<LiveSubscriber>();
 	private readonly unlisten: (() => Promise<void>)[] = [];
@@ -68,9 +73,11 @@ export class LiveHub {
 	private poll: ReturnType<typeof setInterval> | undefined;
 	private stopping: Promise<void> | undefined;
 
+	/** `clock` tells how long ago events were read (monotonic ms). */
 	constructor(
 		private readonly db: Database,
-		private readonly log: Logger
+		private readonly log: Logger,
+		private readonly clock: () => number = () => performance.now()
 	) {
 		this.facts = new EventFacts(db);
 	}
@@ -147,6 +154,7 @@ export class LiveHub {
 			if (id > this.newest) {
 				this.newest = id;
 				this.recent = [];
+				this.readMarks = [];
 			}
 			return;
 		}
@@ -155,6 +163,7 @@ export class LiveHub {
 
 	private async readNew(): Promise<void> {
 		try {
+			const before = this.newest;
 			for (;;) {
 				const page = await liveEventsAfter(this.db, this.newest, PAGE);
 				if (page.length === 0) break;
@@ -162,7 +171,8 @@ export class LiveHub {
 				this.newest = page[page.length - 1].id;
 				if (page.length < PAGE) break;
 			}
-			if (this.recent.length > KEEP_IN_MEMORY * 1.25) this.recent = this.recent.slice(-KEEP_IN_MEMORY);
+			if (this.newest > before) this.readMarks.push({ id: this.newest, at: this.clock() });
+			this.trimRecent();
 		} catch (error) {
 			this.log.warn('live events could not be read', { reason: errorText(error) });
 		}
@@ -174,6 +184,19 @@ export class LiveHub {
 			if (++woken % WAKE_GROUP === 0) await new Promise((resolve) => setImmediate(resolve));
 		}
 		if (this.subscribers.size > 0 && !this.stopping) await new Promise((resolve) => setTimeout(resolve, READ_SPACING_MS));
+	}
+
+	/** Drops the events past `KEEP_IN_MEMORY`, and those read over `KEEP_FOR_MS` ago, once a quarter more is held. */
+	private trimRecent(): void {
+		const readBefore = this.clock() - KEEP_FOR_MS;
+		let aged = 0;
+		while (aged < this.readMarks.length && this.readMarks[aged].at <= readBefore) aged++;
+		const agedId = aged > 0 ? this.readMarks[aged - 1].id : 0;
+		const kept = Math.min(KEEP_IN_MEMORY, this.recent.length - this.firstRecentAfter(agedId));
+		if (this.recent.length <= kept * 1.25) return;
+		this.recent = this.recent.slice(this.recent.length - kept);
+		const oldestKept = this.recent[0]?.id ?? this.newest + 1;
+		this.readMarks = this.readMarks.filter((mark) => mark.id >= oldestKept);
 	}
 
 	/** Events after `afterId`, up to what this process has read, from memory when it still holds them. */
