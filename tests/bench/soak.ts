@@ -8,13 +8,14 @@
  * time whatever the answers, so a backlog shows as a minute that takes longer and climbing acks) and the
  * inbox process's resident memory with its parts (the main thread's heap, the memory its buffers hold
  * outside it, PGlite's WASM memory and its thread's heap, from the inbox's metrics); the first minute is
- * the reference of the last. A server that falls
- * behind shows it as a longer minute, a climbing ack or delivery p99, one that leaks as a climbing RSS.
+ * the reference of the last. A server that falls behind shows it as a longer minute, a climbing ack or
+ * delivery p99, one that leaks as a climbing RSS.
  */
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { loadavg } from 'node:os';
 import { messageCreatedRequest } from './ingest';
+import { ensureBuild } from '../../src/cli/stack/build';
 import type { Stack } from '../../src/cli/stack/stack';
 import { inboxMetrics, openStreams, RunMessages, startFanoutStack, STREAMS_PER_ACCOUNT, team } from './fanout';
 import { percentile, steadyLoad } from './steady-load';
@@ -84,6 +85,8 @@ function print(result: Minute): void {
 }
 
 async function main(): Promise<void> {
+	// the product as the sources are now, not whatever build an earlier command left
+	await ensureBuild();
 	const stack = await startFanoutStack();
 	const connections = new Agent({ keepAlive: false, maxSockets: Infinity });
 	try {
