@@ -12,12 +12,13 @@ import type { Queryable } from '../db/database';
 import type { LiveEvent } from '../db/live-events';
 import { liveAnswers } from '../metrics';
 
-/**
- * About five seconds at a thousand messages a second: every stream that keeps up finds them. None asked
- * longer than a minute ago is kept, so at a quiet pace the facts hold a minute instead of filling up.
- */
+/** About five seconds at a thousand messages a second: every stream that keeps up finds them. */
 const KEPT_EVENTS = 5_000;
-const KEEP_FOR_MS = 60_000;
+/**
+ * How long the process's live memories (the hub's latest events, these facts) keep what they hold: at a
+ * quiet pace a minute of events instead of filling up over hours.
+ */
+export const LIVE_MEMORY_MS = 60_000;
 
 /** Events shown as the account's own view of their conversation. */
 export function isViewEvent(event: LiveEvent): boolean {
@@ -59,9 +60,9 @@ export class EventFacts {
 		return facts;
 	}
 
-	/** Drops the facts asked over `KEEP_FOR_MS` ago, then the oldest past `KEPT_EVENTS`. */
+	/** Drops the facts asked over `LIVE_MEMORY_MS` ago, then the oldest past `KEPT_EVENTS`. */
 	#trim(): void {
-		const askedBefore = this.clock() - KEEP_FOR_MS;
+		const askedBefore = this.clock() - LIVE_MEMORY_MS;
 		while (this.#asks.length > 0 && (this.#asks[0].at <= askedBefore || this.#facts.size > KEPT_EVENTS)) {
 			for (const id of (this.#asks.shift() as { ids: number[] }).ids) this.#facts.delete(id);
 		}

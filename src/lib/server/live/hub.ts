@@ -15,18 +15,17 @@ import {
 import { coalesce } from '../coalesce';
 import { errorText, type Logger } from '../log';
 import type { Account } from '../db/accounts';
-import { EventFacts } from './event-facts';
+import { EventFacts, LIVE_MEMORY_MS } from './event-facts';
 import { SharedAnswers, SharedBatches, viewerKey } from './shared-answers';
 
 /**
  * The latest events kept for the streams: at most this many, about 10 s at a thousand messages a second
- * (each is two events) and some 60 MB, and none read longer than `KEEP_FOR_MS` ago, so at a quiet pace
+ * (each is two events) and some 60 MB, and none read longer than `LIVE_MEMORY_MS` ago, so at a quiet pace
  * memory holds a minute of events instead of filling up over hours. A stream that fell behind by less
  * catches up without the database. Trimmed once a quarter more than is kept is held, so the copy is not
  * made at every read.
  */
 const KEEP_IN_MEMORY = 20_000;
-const KEEP_FOR_MS = 60_000;
 const PAGE = 500;
 /**
  * The least time between two reads that wake the streams: under a steady flow of events each stream is
@@ -79,7 +78,7 @@ export class LiveHub {
 		private readonly log: Logger,
 		private readonly clock: () => number = () => performance.now()
 	) {
-		this.facts = new EventFacts(db);
+		this.facts = new EventFacts(db, clock);
 	}
 
 	async start(): Promise<void> {
@@ -186,9 +185,9 @@ export class LiveHub {
 		if (this.subscribers.size > 0 && !this.stopping) await new Promise((resolve) => setTimeout(resolve, READ_SPACING_MS));
 	}
 
-	/** Drops the events past `KEEP_IN_MEMORY`, and those read over `KEEP_FOR_MS` ago, once a quarter more is held. */
+	/** Drops the events past `KEEP_IN_MEMORY`, and those read over `LIVE_MEMORY_MS` ago, once a quarter more is held. */
 	private trimRecent(): void {
-		const readBefore = this.clock() - KEEP_FOR_MS;
+		const readBefore = this.clock() - LIVE_MEMORY_MS;
 		let aged = 0;
 		while (aged < this.readMarks.length && this.readMarks[aged].at <= readBefore) aged++;
 		const agedId = aged > 0 ? this.readMarks[aged - 1].id : 0;
