@@ -209,6 +209,9 @@ describe.each(BACKENDS)('webhook secrets across a rotation on %s (contract 5.1 r
 		});
 		const [first, second] = [heldPortal(NEW), heldPortal(NEWER)];
 		const firstRotation = secrets.rotate(first.obtain);
+		// the first holds the rotation lock before the second asks for it (on PostgreSQL the two would
+		// otherwise race for it, and a second that won would wait for its portal while the first waits for it)
+		await first.asked;
 		const secondRotation = secrets.rotate(second.obtain);
 		first.answer();
 		await firstRotation;
