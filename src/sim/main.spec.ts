@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, startProcess, waitForUrl } from '../cli/stack/processes';
+import { startProcess, waitForUrl } from '../cli/stack/processes';
+import { freePort } from '../cli/stack/ports';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 

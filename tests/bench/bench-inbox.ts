@@ -6,7 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/cli/stack/processes';
+import { freePort } from '../../src/cli/stack/ports';
 import { ensureCompanyKeys, startInbox, type RunningInbox } from '../../src/cli/stack/stack';
 import { seedPgliteDataDir } from '../support/pglite-template';
 

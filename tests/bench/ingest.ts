@@ -8,7 +8,8 @@
  */
 import autocannon from 'autocannon';
 import { loadavg } from 'node:os';
-import { freePort, startProcess, waitForUrl, type RunningProcess } from '../../src/cli/stack/processes';
+import { startProcess, waitForUrl, type RunningProcess } from '../../src/cli/stack/processes';
+import { freePort } from '../../src/cli/stack/ports';
 import { webhookSignature } from '../support/webhooks';
 import { BENCH_WEBHOOK_SECRET, startBenchInbox } from './bench-inbox';
 import { benchPostgres } from './bench-postgres';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { ensureBuild } from '../../src/cli/stack/build';
-import { freePort } from '../../src/cli/stack/processes';
+import { freePort } from '../../src/cli/stack/ports';
 import {
 	ensureAccounts,
 	ensureCompanyKeys,

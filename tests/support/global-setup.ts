@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuild } from '../../src/cli/stack/build';
-import { freePort } from '../../src/cli/stack/processes';
+import { freePort } from '../../src/cli/stack/ports';
 import { startStack } from '../../src/cli/stack/stack';
 import { seedPgliteDataDir } from './pglite-template';
 import { ensureTestPages, serveTestPages } from './test-pages';

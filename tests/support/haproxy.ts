@@ -68,7 +68,15 @@ export async function startHaproxy(options: {
 		},
 		{ onLine: (line) => log.push(line) }
 	);
-	await waitForUrl(`${url}/api/health`, [child], 20_000);
+	// HAProxy answers its runtime API only once it listens on every address, and the front is then its own
+	const frontOpen = async () => {
+		try {
+			return /^inbox,FRONTEND,.*,OPEN,/m.test(await runtimeCommand(socket, 'show stat'));
+		} catch {
+			return false;
+		}
+	};
+	await waitForUrl(`${url}/api/health`, [child], 20_000, frontOpen);
 	const serverStatus = async () => {
 		const [header, ...rows] = (await runtimeCommand(socket, 'show stat')).trim().split('\n');
 		const columns = header.replace(/^# /, '').split(',');

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort } from '../../src/cli/stack/processes';
+import { freePort } from '../../src/cli/stack/ports';
 import { postgresBinDir } from './prerequisites';
 
 const run = promisify(execFile);

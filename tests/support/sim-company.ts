@@ -7,7 +7,7 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/cli/stack/processes';
+import { freePort } from '../../src/cli/stack/ports';
 import { ensureCompanyKeys, registerCompany, type CompanyCredentials } from '../../src/cli/stack/stack';
 import { afterAll, beforeAll } from 'vitest';
 import { initCrypto, parseKeyFile } from '../../src/lib/crypto/index';

@@ -1,27 +1,13 @@
 /**
  * Starting and stopping the processes of a local stack (stack.ts; README.md, "Running the inbox server"):
- * free ports, child processes whose output is kept for failure reports, and waiting until a URL answers
+ * child processes whose output is kept for failure reports, and waiting until a URL answers
  * (the inbox's `/api/health`, docs/inbox-api.md §9). A process's output printed as it comes (`verbose`)
  * shows the inbox's JSON log lines readably (pino-pretty) on a terminal or when LOG_PRETTY=on asks, as
  * they are otherwise (docs/operations.md "Logs").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { Readable } from 'node:stream';
 import { prettyFactory } from 'pino-pretty';
-
-export function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.unref();
-		server.on('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const address = server.address();
-			const port = typeof address === 'object' && address ? address.port : 0;
-			server.close(() => resolve(port));
-		});
-	});
-}
 
 export interface RunningProcess {
 	name: string;
@@ -94,8 +80,17 @@ export function startProcess(
 	};
 }
 
-/** Polls `url` until it answers (any status), or fails with the process's output. */
-export async function waitForUrl(url: string, processes: RunningProcess[], timeoutMs = 60_000): Promise<void> {
+/**
+ * Polls `url` until it answers (any status), or fails with the process's output. With `ready`, asks only
+ * once that holds (e.g. the process said it listens), so that an answer from another process on the
+ * port does not count.
+ */
+export async function waitForUrl(
+	url: string,
+	processes: RunningProcess[],
+	timeoutMs = 60_000,
+	ready: () => boolean | Promise<boolean> = () => true
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		for (const running of processes) {
@@ -104,6 +99,7 @@ export async function waitForUrl(url: string, processes: RunningProcess[], timeo
 			}
 		}
 		try {
+			if (!(await ready())) throw new Error('not ready yet');
 			await fetch(url, { signal: AbortSignal.timeout(2000) });
 			return;
 		} catch {

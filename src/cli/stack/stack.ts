@@ -15,7 +15,8 @@ import { findAccountForLogin, type Role } from '../../lib/server/db/accounts';
 import { openDatabase } from '../../lib/server/db/database';
 import { initCompanyKeys, loadCompanyKeys } from '../../lib/server/keys/files';
 import { startSimulator, type RunningSimulator } from '../../sim/server';
-import { freePort, startProcess, waitForUrl, type RunningProcess } from './processes';
+import { startProcess, waitForUrl, type RunningProcess } from './processes';
+import { freePort } from './ports';
 
 export interface CompanyCredentials {
 	companyId: string;
@@ -166,14 +167,31 @@ export function inboxEnvironment(options: InboxOptions): Record<string, string> 
 	};
 }
 
-/** Starts `node build` and waits until it answers `/api/health`. */
+/** Whether `line` is the inbox's log line saying its server listens (src/lib/server/node/entry.ts). */
+function saysListening(line: string): boolean {
+	if (!line.startsWith('{')) return false;
+	try {
+		return (JSON.parse(line) as { msg?: unknown }).msg === 'listening';
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Starts `node build` and waits until it says it listens and answers `/api/health`: only then is the
+ * answer its own, and not that of another process on the port.
+ */
 export async function startInbox(options: InboxOptions): Promise<RunningInbox> {
 	const url = `http://127.0.0.1:${options.port}`;
+	let listening = false;
 	const child = startProcess('inbox', process.execPath, [...(options.nodeArgs ?? []), 'build'], inboxEnvironment(options), {
 		verbose: options.verbose,
-		onLine: options.onOutputLine
+		onLine: (line) => {
+			listening ||= saysListening(line);
+			options.onOutputLine?.(line);
+		}
 	});
-	await waitForUrl(`${url}/api/health`, [child], 120_000);
+	await waitForUrl(`${url}/api/health`, [child], 120_000, () => listening);
 	return {
 		url,
 		process: child,

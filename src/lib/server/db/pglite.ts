@@ -6,15 +6,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { Database, EmbeddedDatabaseMemory, Queryable } from './queryable';
 import { PgliteWorker } from './pglite-worker';
-
-function isRunning(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
-}
+import { isProcessAlive } from '../node/process-alive';
 
 /**
  * PGlite must never be opened by two processes at once (it would corrupt its files): `<directory>.lock`
@@ -26,7 +18,7 @@ async function lockDirectory(directory: string): Promise<() => Promise<void>> {
 		await writeFile(file, String(process.pid), { flag: 'wx' });
 	} catch {
 		const owner = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-		if (owner && owner !== process.pid && isRunning(owner)) {
+		if (owner && owner !== process.pid && isProcessAlive(owner)) {
 			throw new Error(
 				`the database in ${directory} is in use by process ${owner} (an inbox server?); stop it first, or remove ${file} if that process is not the inbox`
 			);

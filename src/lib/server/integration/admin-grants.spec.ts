@@ -4,7 +4,7 @@ import { simControl } from '$test-support/customer';
 import { BACKENDS } from '$test-support/databases';
 import { InboxClient } from '$test-support/inbox-client';
 import { ADMIN, useStack } from '$test-support/integration';
-import { freePort } from '../../../cli/stack/processes';
+import { freePort } from '../../../cli/stack/ports';
 import { startInbox, type RunningInbox } from '../../../cli/stack/stack';
 import { b64uDecode, b64uEncode, generateX25519KeyPair, signRotation } from '../../crypto/index';
 

@@ -9,7 +9,7 @@ import { BACKENDS } from '$test-support/databases';
 import { InboxClient } from '$test-support/inbox-client';
 import { ADMIN, AGENT, useStack } from '$test-support/integration';
 import { postgresBinDir } from '$test-support/prerequisites';
-import { freePort } from '../../../cli/stack/processes';
+import { freePort } from '../../../cli/stack/ports';
 import { startInbox } from '../../../cli/stack/stack';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.

@@ -6,7 +6,7 @@ import { InboxClient } from '$test-support/inbox-client';
 import { ADMIN, useStack } from '$test-support/integration';
 import { startKeepAliveClients } from '$test-support/keep-alive-clients';
 import { parseLog } from '$test-support/server-log';
-import { freePort } from '../../../cli/stack/processes';
+import { freePort } from '../../../cli/stack/ports';
 import { startInbox, type RunningInbox } from '../../../cli/stack/stack';
 
 // Real processes and a real simulator on a shared machine: the bounds are the ones the docs promise.

@@ -6,7 +6,7 @@ import { Customer, simControl } from '$test-support/customer';
 import { InboxClient } from '$test-support/inbox-client';
 import { signedRoster, signingKeyOf } from '$test-support/admin-api';
 import { ADMIN, AGENT, useStack } from '$test-support/integration';
-import { freePort } from '../../../cli/stack/processes';
+import { freePort } from '../../../cli/stack/ports';
 import { startInbox, type RunningInbox } from '../../../cli/stack/stack';
 import { b64uEncode, generateX25519KeyPair, initCrypto, type RosterAgent } from '../../crypto/index';
 

@@ -4,7 +4,7 @@ import { Customer } from '$test-support/customer';
 import { ADMIN, useStack } from '$test-support/integration';
 import { PROMTOOL_PATH } from '$test-support/prerequisites';
 import { webhookHeaders } from '$test-support/webhooks';
-import { freePort } from '../../../cli/stack/processes';
+import { freePort } from '../../../cli/stack/ports';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.
 vi.setConfig({ testTimeout: 120_000 });

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedPgliteDataDir } from '$test-support/databases';
 import { parseLog } from '$test-support/server-log';
 import { buildSecrets, ensureBuild, type BuildSecrets } from '../../../cli/stack/build';
-import { freePort, startProcess } from '../../../cli/stack/processes';
+import { startProcess } from '../../../cli/stack/processes';
+import { freePort } from '../../../cli/stack/ports';
 import { ensureCompanyKeys, inboxEnvironment, startInbox, type InboxOptions, type RunningInbox } from '../../../cli/stack/stack';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.

@@ -5,7 +5,7 @@ import { BACKENDS } from '$test-support/databases';
 import { ADMIN, useStack } from '$test-support/integration';
 import { parseLog } from '$test-support/server-log';
 import { webhookHeaders, webhookSignature, webhookVectors } from '$test-support/webhooks';
-import { freePort } from '../../../cli/stack/processes';
+import { freePort } from '../../../cli/stack/ports';
 import { ensureCompanyKeys, startInbox, type RunningInbox } from '../../../cli/stack/stack';
 
 // Real processes and a real simulator on a shared machine: waits are generous, none is a timing assertion.

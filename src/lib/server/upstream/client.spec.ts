@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgliteTemplate } from '$test-support/databases';
 import { startFlakyFront, type FlakyFront } from '$test-support/flaky-front';
-import { freePort } from '../../../cli/stack/processes';
+import { freePort } from '../../../cli/stack/ports';
 import { ensureCompanyKeys, registerCompany, type CompanyCredentials } from '../../../cli/stack/stack';
 import { startSimulator, type RunningSimulator } from '../../../sim/server';
 import { ContractError } from '../../errors';
