@@ -7,7 +7,8 @@
  * start the minute's last webhook was answered (60 s for a server that keeps up: the webhooks go out on
  * time whatever the answers, so a backlog shows as a minute that takes longer and climbing acks) and the
  * inbox process's resident memory with its parts (the main thread's heap, the memory its buffers hold
- * outside it, PGlite's WASM memory and its thread's heap, from the inbox's metrics); the first minute is
+ * outside it, PGlite's WASM memory and its thread's heap, from the inbox's metrics; and by kind of mapping
+ * from the kernel, resident.ts: files, malloc's arenas, WASM memories, the rest); the first minute is
  * the reference of the last. A server that falls behind shows it as a longer minute, a climbing ack or
  * delivery p99, one that leaks as a climbing RSS.
  */
@@ -18,6 +19,7 @@ import { messageCreatedRequest } from './ingest';
 import { ensureBuild } from '../../src/cli/stack/build';
 import type { Stack } from '../../src/cli/stack/stack';
 import { inboxMetrics, openStreams, RunMessages, startFanoutStack, STREAMS_PER_ACCOUNT, team } from './fanout';
+import { RESIDENT_PARTS, residentParts, type ResidentParts } from './resident';
 import { percentile, steadyLoad } from './steady-load';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
@@ -38,6 +40,8 @@ interface Minute {
 	rssMiB: number;
 	/** Where the resident memory is, from the inbox's metrics (MiB). */
 	memory: MemoryParts;
+	/** The resident memory by kind of mapping, from the kernel (MiB). */
+	resident: ResidentParts;
 	load: number;
 }
 
@@ -80,7 +84,7 @@ function residentMiB(pid: number): number {
 
 function print(result: Minute): void {
 	console.log(
-		`  minute ${String(result.minute).padStart(2)}: ack p50 ${result.ackP50.toFixed(1).padStart(6)} ms  p99 ${result.ackP99.toFixed(1).padStart(6)} ms, delivery p99 ${result.deliveryP99.toFixed(1).padStart(7)} ms, ${result.undelivered} undelivered, ${result.failed} failed, all answered after ${result.answeredAfterS.toFixed(1)} s, RSS ${result.rssMiB.toFixed(1)} MiB (${PARTS.map(([part, name]) => `${name} ${result.memory[part].toFixed(1)}`).join(', ')}) (load ${result.load.toFixed(2)})`
+		`  minute ${String(result.minute).padStart(2)}: ack p50 ${result.ackP50.toFixed(1).padStart(6)} ms  p99 ${result.ackP99.toFixed(1).padStart(6)} ms, delivery p99 ${result.deliveryP99.toFixed(1).padStart(7)} ms, ${result.undelivered} undelivered, ${result.failed} failed, all answered after ${result.answeredAfterS.toFixed(1)} s, RSS ${result.rssMiB.toFixed(1)} MiB (${PARTS.map(([part, name]) => `${name} ${result.memory[part].toFixed(1)}`).join(', ')}; mapped as ${RESIDENT_PARTS.map(([part, name]) => `${name} ${result.resident[part].toFixed(1)}`).join(', ')}) (load ${result.load.toFixed(2)})`
 	);
 }
 
@@ -133,6 +137,7 @@ async function main(): Promise<void> {
 				answeredAfterS: (answeredAt - began) / 1000,
 				rssMiB: residentMiB(pid),
 				memory: await memoryParts(stack),
+				resident: residentParts(pid),
 				load
 			};
 			minutes.push(result);
@@ -147,6 +152,9 @@ async function main(): Promise<void> {
 		const named = PARTS.reduce((sum, [part]) => sum + grown(part), 0);
 		console.log(
 			`  memory grown from minute 1 to ${MINUTES} (MiB): RSS ${(last.rssMiB - first.rssMiB).toFixed(1)}, ${PARTS.map(([part, name]) => `${name} ${grown(part).toFixed(1)}`).join(', ')}, the rest (code, stacks, the allocator's pages) ${(last.rssMiB - first.rssMiB - named).toFixed(1)}`
+		);
+		console.log(
+			`  resident memory grown by kind of mapping (MiB): ${RESIDENT_PARTS.map(([part, name]) => `${name} ${(last.resident[part] - first.resident[part]).toFixed(1)}`).join(', ')}`
 		);
 		for (const stream of streams) stream.close();
 	} finally {
