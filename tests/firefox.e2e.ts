@@ -13,7 +13,7 @@ import { createAgentKey } from '../src/cli/demo/agent-keys';
 import { InboxClient } from '../src/cli/demo/inbox-client';
 import { parcelPhoto } from '../src/cli/demo/png';
 import { initCrypto } from '../src/lib/crypto/index';
-import { launchFirefox, newFirefoxPage, openedTab, textShown, type Page } from './support/firefox';
+import { launchFirefox, newFirefoxPage, openedTab, textShown, visibleOrExplained, type Page } from './support/firefox';
 import { expect, PASSPHRASE, test, type Agent, type InboxStack, type SimCustomer } from './support/inbox-e2e';
 import { inkOnCanvas, onePagePdf } from './support/pdf';
 
@@ -112,7 +112,7 @@ test('Firefox ESR: restore, read, reply, files both ways, viewer, PDF preview, s
 		// the customer's photo: decrypted in the page to the same bytes, and opened in the sandboxed viewer
 		const photo = parcelPhoto();
 		await lamp.sendFile({ name: 'parcel.png', mime: 'image/png', data: photo, caption: 'This is how it arrived.' });
-		await page.waitForSelector(`${attachment('parcel.png')} [data-testid=thumbnail]`, { visible: true });
+		await visibleOrExplained(page, `${attachment('parcel.png')} [data-testid=thumbnail]`, THREAD_MESSAGES);
 		expect(await decryptedSha256(page, attachment('parcel.png'))).toBe(sha256(photo));
 		const viewer = await openedTab(browser, page, `${attachment('parcel.png')} [data-testid=open-attachment]`, /\/viewer#/);
 		await viewer.waitForSelector('[data-testid=viewer-frame][sandbox=""][src^="blob:"]');

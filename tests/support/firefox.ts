@@ -24,10 +24,36 @@ export async function launchFirefox(): Promise<Browser> {
 	});
 }
 
+/** What each page logged (console and uncaught errors), for the message of a step that failed. */
+const logged = new WeakMap<Page, string[]>();
+
 export async function newFirefoxPage(browser: Browser): Promise<Page> {
 	const page = await browser.newPage();
 	page.setDefaultTimeout(STEP_TIMEOUT);
+	const lines: string[] = [];
+	page.on('console', (message) => lines.push(`${message.type()}: ${message.text()}`));
+	page.on('pageerror', (error) => lines.push(`uncaught: ${error instanceof Error ? error.message : String(error)}`));
+	logged.set(page, lines);
 	return page;
+}
+
+/**
+ * Waits until a `selector` element is visible; when none comes, fails with what the elements matching
+ * `around` show (their text) and the page's last log lines, so a failure says where the page stopped.
+ */
+export async function visibleOrExplained(page: Page, selector: string, around: string): Promise<void> {
+	try {
+		await page.waitForSelector(selector, { visible: true });
+	} catch (error) {
+		const shown = await page
+			.$$eval(around, (elements) => elements.map((element) => (element.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 500)))
+			.catch((reason: unknown) => [`(could not read: ${String(reason)})`]);
+		const lines = (logged.get(page) ?? []).slice(-20);
+		throw new Error(
+			`${selector} did not show within ${STEP_TIMEOUT} ms.\n${around} showed:\n${shown.join('\n') || '(nothing)'}\nthe page logged:\n${lines.join('\n') || '(nothing)'}`,
+			{ cause: error }
+		);
+	}
 }
 
 /** Waits until a `selector` element's text contains `text`. */
