@@ -69,20 +69,21 @@ function anonymousKind(all: Mapping[], index: number): keyof ResidentParts {
 	return 'otherAnonymous';
 }
 
+/** What kind of memory the mapping `index` of `all` is. */
+function kindOf(all: Mapping[], index: number): keyof ResidentParts {
+	const { path } = all[index];
+	if (path === '') return anonymousKind(all, index);
+	if (path === '[heap]') return 'malloc';
+	// [stack], [vdso] and the like hold next to nothing
+	return path.startsWith('/') ? 'files' : 'otherAnonymous';
+}
+
 /** The process's resident memory by kind of mapping, in MiB. */
 export function residentParts(pid: number): ResidentParts {
 	const parts: ResidentParts = { files: 0, malloc: 0, wasm: 0, otherAnonymous: 0 };
 	const all = mappings(pid);
 	all.forEach((mapping, index) => {
-		const kind: keyof ResidentParts =
-			mapping.path === ''
-				? anonymousKind(all, index)
-				: mapping.path === '[heap]'
-					? 'malloc'
-					: mapping.path.startsWith('/')
-						? 'files'
-						: 'otherAnonymous';
-		parts[kind] += mapping.rssKiB / KIB;
+		parts[kindOf(all, index)] += mapping.rssKiB / KIB;
 	});
 	return parts;
 }

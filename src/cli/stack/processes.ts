@@ -98,15 +98,16 @@ export async function waitForUrl(
 				throw new Error(`${running.name} exited with ${running.child.exitCode}:\n${running.output()}`);
 			}
 		}
-		try {
-			if (!(await ready())) throw new Error('not ready yet');
-			await fetch(url, { signal: AbortSignal.timeout(2000) });
-			return;
-		} catch {
-			if (Date.now() > deadline) {
-				throw new Error(`${url} did not answer within ${timeoutMs} ms:\n${processes.map((p) => `[${p.name}]\n${p.output()}`).join('\n')}`);
-			}
-			await new Promise((resolve) => setTimeout(resolve, 200));
+		if (await ready()) {
+			const answered = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+				() => true,
+				() => false
+			);
+			if (answered) return;
 		}
+		if (Date.now() > deadline) {
+			throw new Error(`${url} did not answer within ${timeoutMs} ms:\n${processes.map((p) => `[${p.name}]\n${p.output()}`).join('\n')}`);
+		}
+		await new Promise((resolve) => setTimeout(resolve, 200));
 	}
 }
