@@ -55,15 +55,15 @@ function readCursor(cursor: string | null): { lastActivityAt: string; conversati
 export const listConversations = handle(API.listConversations, async (event, inbox) => {
 	const { account } = requireSession(event);
 	const liveEventId = await newestLiveEventId(inbox.db);
-	const { views, hasMore } = await listConversationViews(inbox.db, account, {
+	const { views, nextAfter } = await listConversationViews(inbox.db, account, {
 		status: queryChoice<ConversationStatus>(event, 'status', CONVERSATION_STATUSES),
 		trust: queryChoice(event, 'trust', TRUSTS),
 		limit: queryInteger(event, 'limit', 1, 200, 50),
 		after: readCursor(event.url.searchParams.get('cursor'))
 	});
-	const last = views.at(-1);
-	const nextCursor =
-		hasMore && last ? b64uEncode(new TextEncoder().encode(JSON.stringify([last.lastActivityAt, last.conversationId]))) : null;
+	const nextCursor = nextAfter
+		? b64uEncode(new TextEncoder().encode(JSON.stringify([nextAfter.lastActivityAt, nextAfter.conversationId])))
+		: null;
 	return answer(API.listConversations, { data: views, nextCursor, liveEventId });
 });
 

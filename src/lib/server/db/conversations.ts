@@ -276,13 +276,14 @@ const viewerJoins = (
 ): string => `left join agent_reads r on r.conversation_id = c.conversation_id and r.account_id = ${accountId}
 	left join conversation_customer_messages customer on customer.conversation_id = c.conversation_id`;
 
-/** The view of each conversation `c` for the account `$1` with key `$2` and public key `$3`. */
-const VIEW_SELECT = `
+/** The view of each conversation `c` for the account `$1` with key `$2` and public key `$3`, with `extraColumns`. */
+const viewSelect = (extraColumns = '') => `
 	select ${SHARED_COLUMNS},
-	       ${viewerColumns('$1', '$2', IN_LATEST_ROSTER)}
+	       ${viewerColumns('$1', '$2', IN_LATEST_ROSTER)}${extraColumns}
 	from conversations c
 	${SHARED_JOINS}
 	${viewerJoins('$1')}`;
+const VIEW_SELECT = viewSelect();
 
 /** What of a view depends on who looks. */
 type ViewerPart = Pick<ViewRow, 'unread_count' | 'agent_wraps' | 'may_approve_rewrap' | 'in_roster'>;
@@ -408,12 +409,17 @@ export interface ViewFilter {
 	status?: ConversationStatus;
 	trust?: Trust;
 	limit: number;
-	/** After this (lastActivityAt, conversationId) in the descending order. */
+	/** After this (lastActivityAt, conversationId) in the descending order: the page before's `nextAfter`. */
 	after?: { lastActivityAt: string; conversationId: string };
 }
 
-/** One page of the list, newest activity first; its parameters are those of `listConversationViews`. */
-export const LIST_VIEWS_SQL = `${VIEW_SELECT}
+/**
+ * One page of the list, newest activity first; its parameters are those of `listConversationViews`. Each
+ * row also gives its last activity to the microsecond (`activity_key`), where the next page starts: the
+ * view's time is to the second, and a cursor at the second would skip the rows later in that second.
+ */
+export const LIST_VIEWS_SQL = `${viewSelect(`,
+	       to_char(c.last_activity_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as activity_key`)}
 		 where ($4::text is null or c.status = $4) and ($5::text is null or c.trust = $5)
 		   and ($6::timestamptz is null or (c.last_activity_at, c.conversation_id) < ($6::timestamptz, $7::text))
 		 order by c.last_activity_at desc, c.conversation_id desc
@@ -423,8 +429,8 @@ export async function listConversationViews(
 	db: Queryable,
 	account: Account,
 	filter: ViewFilter
-): Promise<{ views: ConversationView[]; hasMore: boolean }> {
-	const rows = await db.query<ViewRow>(LIST_VIEWS_SQL, [
+): Promise<{ views: ConversationView[]; hasMore: boolean; nextAfter?: ViewFilter['after'] }> {
+	const rows = await db.query<ViewRow & { activity_key: string }>(LIST_VIEWS_SQL, [
 		account.accountId,
 		account.agentKeyId,
 		account.agentPublicKey,
@@ -434,5 +440,12 @@ export async function listConversationViews(
 		filter.after?.conversationId ?? null,
 		filter.limit + 1
 	]);
-	return { views: rows.slice(0, filter.limit).map((row) => toView(row, account)), hasMore: rows.length > filter.limit };
+	const page = rows.slice(0, filter.limit);
+	const last = page.at(-1);
+	const hasMore = rows.length > filter.limit;
+	return {
+		views: page.map((row) => toView(row, account)),
+		hasMore,
+		nextAfter: hasMore && last ? { lastActivityAt: last.activity_key, conversationId: last.conversation_id } : undefined
+	};
 }

@@ -435,17 +435,31 @@ describe.each(BACKENDS)('stores on %s', (backend) => {
 		const first = await listConversationViews(db, ada, { limit: 2 });
 		expect(first.views.map((view) => view.conversationId)).toEqual(['conv_5', 'conv_4']);
 		expect(first.hasMore).toBe(true);
-		const last = first.views[1];
-		const second = await listConversationViews(db, ada, {
-			limit: 10,
-			after: { lastActivityAt: last.lastActivityAt, conversationId: last.conversationId }
-		});
+		expect(first.nextAfter).toEqual({ lastActivityAt: '2026-11-22T10:00:04.000000Z', conversationId: 'conv_4' });
+		const second = await listConversationViews(db, ada, { limit: 10, after: first.nextAfter });
 		expect(second.views.map((view) => view.conversationId)).toEqual(['conv_3', 'conv_2', 'conv_1']);
-		expect(second.hasMore).toBe(false);
+		expect([second.hasMore, second.nextAfter]).toEqual([false, undefined]);
 		expect((await listConversationViews(db, ada, { limit: 10, status: 'active' })).views.map((view) => view.conversationId)).toEqual([
 			'conv_4',
 			'conv_2'
 		]);
 		expect((await listConversationViews(db, ada, { limit: 10, trust: 'verified' })).views).toEqual([]);
+	});
+
+	it('pages through conversations active within the same second without skipping one', async () => {
+		const db = await databases.open();
+		const ada = await createAccount(db, { username: 'ada', displayName: 'Ada', role: 'agent', passwordHash: 'h' }, t0);
+		// the view shows each at 10:00:01; their order is by the millisecond, which the cursor keeps
+		const within = { conv_z: 100, conv_y: 400, conv_x: 700, conv_a: 900 };
+		for (const [conversationId, ms] of Object.entries(within))
+			await ensureConversation(db, conversationId, 'active', new Date(at(1).getTime() + ms));
+		const listed: string[] = [];
+		let after: Awaited<ReturnType<typeof listConversationViews>>['nextAfter'];
+		do {
+			const page = await listConversationViews(db, ada, { limit: 1, after });
+			listed.push(...page.views.map((view) => view.conversationId));
+			after = page.nextAfter;
+		} while (after);
+		expect(listed).toEqual(['conv_a', 'conv_x', 'conv_y', 'conv_z']);
 	});
 });
