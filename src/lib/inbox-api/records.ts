@@ -284,6 +284,8 @@ export interface ConversationCounts {
 	labels: Record<string, number>;
 	/** Open conversations per team id (§4 "Teams"). */
 	teams: Record<string, number>;
+	/** Open conversations due within the hour and past their deadline at the moment of the answer (docs/service-targets.md). */
+	service: { breaching: number; overdue: number };
 }
 
 /**

@@ -70,10 +70,15 @@ export const listConversations = handle(API.listConversations, async (event, inb
 /** The list's counts with the list's filters (docs/inbox-api.md §4 "Counts"): what the account may read. */
 export const countConversations = handle(API.countConversations, async (event, inbox) => {
 	const { account } = requireSession(event);
-	const counts = await countConversationViews(inbox.db, account, {
-		status: queryChoice<ConversationStatus>(event, 'status', CONVERSATION_STATUSES),
-		trust: queryChoice(event, 'trust', TRUSTS)
-	});
+	const counts = await countConversationViews(
+		inbox.db,
+		account,
+		{
+			status: queryChoice<ConversationStatus>(event, 'status', CONVERSATION_STATUSES),
+			trust: queryChoice(event, 'trust', TRUSTS)
+		},
+		new Date(inbox.now())
+	);
 	return answer(API.countConversations, counts);
 });
 

@@ -241,25 +241,33 @@ export const IN_LATEST_ROSTER = latestRosterHolds('$2', '$3');
 /** The customer's messages of conversation `c` after the read mark `r` of the account (migration 33). */
 export const UNREAD_MESSAGES = `coalesce(customer.stored - coalesce(r.customer_messages_read, 0), 0)`;
 
+/** The first responses kept of each conversation `c` (docs/reports.md "Cost"), which `CLOCK_COLUMNS` read. */
+export const RESPONSE_FACTS_JOIN = `left join conversation_response_facts response on response.conversation_id = c.conversation_id`;
+
+/** The times of conversation `c`'s service clock (docs/service-targets.md), with `RESPONSE_FACTS_JOIN`. */
+export const CLOCK_COLUMNS = `c.created_at, response.first_in_at as first_customer_at, response.first_reply_at as first_reply_at`;
+
+/** The ids of conversation `c`'s labels, in order, as a JSON array. */
+export const LABEL_IDS = `coalesce((select jsonb_agg(l.label_id order by l.label_id) from conversation_labels l
+	          where l.conversation_id = c.conversation_id), '[]'::jsonb)`;
+
 /** The columns of a view that are the same whoever looks. */
 const SHARED_COLUMNS = `c.conversation_id, c.status, c.trust, c.rewrap_state, c.rewrap_error, c.key_version, c.user_deleted,
-	       c.created_at, c.started_at, c.last_activity_at, c.closed_at,
+	       ${CLOCK_COLUMNS}, c.started_at, c.last_activity_at, c.closed_at,
 	       ${KEY_EVENTS_SELECT} as key_events,
 	       c.assignee_id, assignee.display_name as assignee_name, c.team_id, team.name as team_name, c.team_state, c.snoozed_until,
-	       response.first_in_at as first_customer_at, response.first_reply_at as first_reply_at,
 	       ${ACTIVITY_SELECT} as activity,
 	       (select jsonb_build_object('authorId', p.author_id, 'authorName', p.author_name, 'envelope', p.envelope, 'version', p.version,
 	                 'updatedAt', to_char(p.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
 	          from customer_profiles p where p.conversation_id = c.conversation_id) as profile,
-	       coalesce((select jsonb_agg(l.label_id order by l.label_id) from conversation_labels l where l.conversation_id = c.conversation_id),
-	         '[]'::jsonb) as labels,
+	       ${LABEL_IDS} as labels,
 	       coalesce((select jsonb_agg(o.conversation_id order by o.created_at) from conversations o
 	          where c.customer_group is not null and o.customer_group = c.customer_group and o.conversation_id <> c.conversation_id),
 	         '[]'::jsonb) as linked_conversations`;
 
 const SHARED_JOINS = `left join accounts assignee on assignee.account_id = c.assignee_id
 	left join teams team on team.team_id = c.team_id
-	left join conversation_response_facts response on response.conversation_id = c.conversation_id`;
+	${RESPONSE_FACTS_JOIN}`;
 
 /**
  * The columns of a view that depend on who looks: `accountId` and `keyId` are SQL expressions of the
@@ -308,7 +316,7 @@ function toView(row: ViewRow, account: Account): ConversationView {
 		rewrap: { state: row.rewrap_state, error: readable ? row.rewrap_error : null },
 		keyVersion: row.key_version,
 		userDeleted: row.user_deleted,
-		createdAt: isoSeconds(row.created_at),
+		...clockTimesOf(row),
 		startedAt: row.started_at ? isoSeconds(row.started_at) : null,
 		lastActivityAt: isoSeconds(row.last_activity_at),
 		closedAt: row.closed_at ? isoSeconds(row.closed_at) : null,
@@ -324,7 +332,21 @@ function toView(row: ViewRow, account: Account): ConversationView {
 		activity: readable ? row.activity : [],
 		profile: readable ? row.profile : null,
 		labels: readable ? row.labels : [],
-		linkedConversations: readable ? row.linked_conversations : [],
+		linkedConversations: readable ? row.linked_conversations : []
+	};
+}
+
+/** The `CLOCK_COLUMNS` of a row: Dates as columns, or their ISO text as a JSON aggregate gives them. */
+export interface ClockRow {
+	created_at: Date | string;
+	first_customer_at: Date | string | null;
+	first_reply_at: Date | string | null;
+}
+
+/** A conversation's service clock as its view shows it: to the second, as the page measures its deadline from. */
+export function clockTimesOf(row: ClockRow): Pick<ConversationView, 'createdAt' | 'firstCustomerAt' | 'firstReplyAt'> {
+	return {
+		createdAt: isoSeconds(row.created_at),
 		firstCustomerAt: row.first_customer_at ? isoSeconds(row.first_customer_at) : null,
 		firstReplyAt: row.first_reply_at ? isoSeconds(row.first_reply_at) : null
 	};

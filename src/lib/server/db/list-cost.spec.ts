@@ -87,12 +87,14 @@ describe.each(BACKENDS)('a list page on %s', (backend) => {
 		}
 	});
 
-	it('counts the list’s views without reading a message', async () => {
+	it('counts the list’s views, the service-target views among them, without reading a message', async () => {
 		const db = await databases.open();
 		await seed(db);
-		const plan = await planOf(db, COUNTS_SQL, [admin.accountId, null, null, 'admin', null, null]);
+		const plan = await planOf(db, COUNTS_SQL, [admin.accountId, null, null, 'admin', null, null, true]);
 		expect(nodes(plan).filter((node) => node['Relation Name'] === 'conversation_messages')).toEqual([]);
-		expect(nodes(plan).map((node) => node['Relation Name'])).toContain('conversation_customer_messages');
+		expect(nodes(plan).map((node) => node['Relation Name'])).toEqual(
+			expect.arrayContaining(['conversation_customer_messages', 'conversation_response_facts'])
+		);
 	});
 
 	it('keeps each row’s unread count as messages arrive, also one stored late below a read mark', async () => {

@@ -1,9 +1,12 @@
 /**
  * The list's counts over HTTP (docs/inbox-api.md §4 "Counts"): each account counts the conversations as the
  * list shows them to it (unread messages and labels only where it may read them); the counts follow
- * reading, assigning and labelling, take the list's filters, and refuse a filter the list does not know.
+ * reading, assigning and labelling, take the list's filters, refuse a filter the list does not know, and
+ * count the service-target views as the page does from the list's rows (db/conversation-counts.spec.ts in depth).
  */
 import { describe, expect, it, vi } from 'vitest';
+import { countServiceViews, dueByConversation } from '../../client/service-due';
+import { targetPolicy } from '../../service-targets/targets';
 import { addToRoster, newAgent } from '$test-support/admin-api';
 import { Customer } from '$test-support/customer';
 import { BACKENDS } from '$test-support/databases';
@@ -21,13 +24,14 @@ const nothing = {
 	lifecycle: { open: 0, snoozed: 0, resolved: 0 },
 	assignment: { mine: 0, unassigned: 0, all: 0, byAgent: {} },
 	labels: {},
-	teams: {}
+	teams: {},
+	service: { breaching: 0, overdue: 0 }
 };
 
 describe.each(BACKENDS)('the list’s counts on %s', (backend) => {
 	const harness = useStack(backend);
 
-	it('counts as the list shows each account, follows reading, assignment, labels and teams, and refuses unknown filters', async () => {
+	it('counts as the list shows each account, follows reading, assignment, labels and teams, refuses unknown filters, and counts deadlines as the page does', async () => {
 		const stack = harness.stack();
 		const admin = await harness.login(ADMIN);
 		const reader = await newAgent(admin, 'reader');
@@ -83,6 +87,26 @@ describe.each(BACKENDS)('the list’s counts on %s', (backend) => {
 		for (const query of ['?status=open', '?trust=trusted']) {
 			const refused = await admin.get(`/api/conversations/counts${query}`);
 			expect([refused.status, refused.body.error.code]).toEqual([400, 'INVALID_REQUEST']);
+		}
+
+		// two hours to answer, half an hour with the label: due within the hour only where the label shows
+		const serviceTargets = {
+			firstResponseMinutes: 120,
+			resolutionMinutes: null,
+			businessHoursOnly: false,
+			byLabel: { [label.labelId]: { firstResponseMinutes: 30 } }
+		};
+		expect((await admin.patch('/api/admin/settings', { serviceTargets })).status).toBe(200);
+		const policy = targetPolicy(serviceTargets, null);
+		const asThePageCounts = async (client: InboxClient) => countServiceViews(dueByConversation(await listed(client), policy), Date.now());
+		for (const [client, breaching] of [
+			[admin, 1],
+			[reader.client, 1],
+			[newHire.client, 0]
+		] as const) {
+			const { service } = await counts(client);
+			expect(service).toEqual({ breaching, overdue: 0 });
+			expect(service).toEqual(await asThePageCounts(client));
 		}
 	});
 });
