@@ -5,7 +5,7 @@
  * moment of asking (docs/service-targets.md "In the inbox"), each open conversation's deadline measured
  * as the page measures its row's.
  */
-import type { ConversationCounts, TeamState } from '../../inbox-api/records';
+import type { ConversationCounts, InboxSettings, TeamState } from '../../inbox-api/records';
 import { dueState, serviceDue, targetPolicy, type TargetPolicy } from '../../service-targets/targets';
 import type { ConversationStatus } from '../../wire/v1';
 import type { Account } from './accounts';
@@ -108,6 +108,20 @@ function addClock(counts: ConversationCounts, policy: TargetPolicy, clock: OpenC
 	if (state && state !== 'onTrack') counts.service[state]++;
 }
 
+/** The policy of the settings last read, and what they were: kept while they stay the same. */
+let lastPolicy: { of: string; policy: TargetPolicy | null } | undefined;
+
+/**
+ * The team's targets with their calendar, made again only when the settings changed: a calendar works
+ * each day's opening hours out once, and the counts are asked often (every few seconds by each page
+ * still loading its list). The settings are read at each call, so every process follows a change at once.
+ */
+function policyOf(settings: Pick<InboxSettings, 'serviceTargets' | 'businessHours'>): TargetPolicy | null {
+	const of = JSON.stringify([settings.serviceTargets, settings.businessHours]);
+	if (lastPolicy?.of !== of) lastPolicy = { of, policy: targetPolicy(settings.serviceTargets, settings.businessHours) };
+	return lastPolicy.policy;
+}
+
 /** The counts of the list `account` gets with these filters at `now` (docs/inbox-api.md §4 "Counts"). */
 export async function countConversationViews(
 	db: Queryable,
@@ -116,7 +130,7 @@ export async function countConversationViews(
 	now: Date
 ): Promise<ConversationCounts> {
 	const settings = await readSettings(db);
-	const policy = targetPolicy(settings.serviceTargets, settings.businessHours);
+	const policy = policyOf(settings);
 	const [row] = await db.query<{
 		groups: CountGroup[];
 		labels: Record<string, number>;
