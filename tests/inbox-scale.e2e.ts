@@ -1,7 +1,8 @@
 /**
  * The conversation list with 10,000 conversations: a stack of its own whose database
- * holds 10,000 conversations besides a live one; the browser loads them all, keeps a few dozen rows in the
- * DOM, and follows a scroll from top to bottom frame by frame. The frame times are reported, not asserted
+ * holds 10,000 conversations besides a live one; the browser shows the first page with the whole list's
+ * counts, loads the others as the scroll nears them, keeps a few dozen rows in the DOM, and follows a
+ * scroll from top to bottom frame by frame. The frame times are reported, not asserted
  * (speed belongs in benchmarks); what is asserted is that every frame showed the rows under the viewport.
  */
 import { rmSync } from 'node:fs';
@@ -33,9 +34,8 @@ test('10,000 conversations load, stay virtualized, and every frame of a full scr
 	await customer.say('The newest conversation is a live one.');
 
 	const total = SEEDED + 1;
-	await expect(page.locator('footer').filter({ hasText: 'shown' })).toHaveText(new RegExp(`^${total.toLocaleString('en-US')} shown`), {
-		timeout: 60_000
-	});
+	// the first page shows, the counts are the whole list's at once, and further pages wait for the scroll
+	await expect(page.locator('footer').filter({ hasText: 'shown' })).toHaveText(/^\d+ shown · more as you scroll/, { timeout: 60_000 });
 	await expect(page.locator('[data-filter=all] .n')).toHaveText(total.toLocaleString('en-US'));
 	await expect(page.locator('[data-filter=pending] .n')).toHaveText((SEEDED / 10).toLocaleString('en-US'));
 	const rows = page.getByTestId('conversation-list').locator('li');
@@ -44,26 +44,37 @@ test('10,000 conversations load, stay virtualized, and every frame of a full scr
 	await expect(rows.first().locator('a')).toHaveAttribute('data-conversation-id', invitation.conversationId);
 	await screenshot(page, 'list-10k');
 
-	const frames = await page.getByTestId('conversation-scroller').evaluate(async (scroller: HTMLElement) => {
+	// a scroll from top to bottom in 300 frames; where it reaches the last row loaded it waits for the next page
+	const frames = await page.getByTestId('conversation-scroller').evaluate(async (scroller: HTMLElement, total: number) => {
 		const steps = 300;
-		const max = scroller.scrollHeight - scroller.clientHeight;
-		const record: { scrollTop: number; first: number; last: number; rendered: number; frameMs: number }[] = [];
-		let previous = await new Promise<number>((resolve) => requestAnimationFrame(resolve));
+		const rowHeight = (scroller.querySelector('li') as HTMLElement).offsetHeight;
+		const max = total * rowHeight - scroller.clientHeight;
+		const frame = () => new Promise<number>((resolve) => requestAnimationFrame(resolve));
+		const record: { scrollTop: number; first: number; last: number; rendered: number; frameMs: number; waited: boolean }[] = [];
+		let previous = await frame();
 		for (let step = 1; step <= steps; step++) {
-			scroller.scrollTop = Math.round((max * step) / steps);
-			const now = await new Promise<number>((resolve) => requestAnimationFrame(resolve));
+			const target = Math.round((max * step) / steps);
+			let waited = false;
+			for (let tries = 0; scroller.scrollHeight - scroller.clientHeight < target && tries < 600; tries++) {
+				scroller.scrollTop = scroller.scrollHeight;
+				waited = true;
+				previous = await frame();
+			}
+			scroller.scrollTop = target;
+			const now = await frame();
 			const items = scroller.querySelectorAll('li[aria-posinset]');
 			record.push({
 				scrollTop: scroller.scrollTop,
 				first: Number(items[0]?.getAttribute('aria-posinset')),
 				last: Number(items[items.length - 1]?.getAttribute('aria-posinset')),
 				rendered: items.length,
-				frameMs: now - previous
+				frameMs: now - previous,
+				waited
 			});
 			previous = now;
 		}
-		return { record, rowHeight: (scroller.querySelector('li') as HTMLElement).offsetHeight, viewport: scroller.clientHeight };
-	});
+		return { record, rowHeight, viewport: scroller.clientHeight };
+	}, total);
 
 	expect(frames.record).toHaveLength(300);
 	for (const frame of frames.record) {
@@ -76,9 +87,14 @@ test('10,000 conversations load, stay virtualized, and every frame of a full scr
 	}
 	expect(frames.record.at(-1)?.last).toBe(total);
 
-	const times = frames.record.map((frame) => frame.frameMs).sort((a, b) => a - b);
+	await expect(page.locator('footer').filter({ hasText: 'shown' })).toHaveText(new RegExp(`^${total.toLocaleString('en-US')} shown(?! ·)`));
+	// the frames that waited for a page measure the network, not the list
+	const times = frames.record
+		.filter((frame) => !frame.waited)
+		.map((frame) => frame.frameMs)
+		.sort((a, b) => a - b);
 	const percentile = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))].toFixed(1);
-	const summary = `${times.length} frames while scrolling 10,001 rows: p50 ${percentile(50)} ms, p95 ${percentile(95)} ms, max ${times.at(-1)?.toFixed(1)} ms`;
+	const summary = `${times.length} frames (of 300; the others waited for a page) while scrolling 10,001 rows: p50 ${percentile(50)} ms, p95 ${percentile(95)} ms, max ${times.at(-1)?.toFixed(1)} ms`;
 	testInfo.annotations.push({ type: 'frames', description: summary });
 	console.log(summary);
 

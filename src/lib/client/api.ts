@@ -8,6 +8,7 @@ import type { PrivateEnvelope } from '../crypto/private-record';
 import { INBOX_API as API, type BodyOf, type QueryOf } from '../inbox-api/endpoints';
 import type { LabelColor } from '../inbox-api/records';
 import { call } from './http';
+import type { ConversationView } from './types';
 
 export const getSession = () => call(API.getSession);
 
@@ -32,6 +33,18 @@ export const registerAgentKey = (input: { agentKeyId: string; publicKey: string;
 	});
 
 export const listConversations = (query: QueryOf<typeof API.listConversations> = {}) => call(API.listConversations, { query });
+
+/** Every conversation of the inbox's view, page after page (the history pass reads them all; the list, as the agent scrolls). */
+export async function listEveryConversation(): Promise<ConversationView[]> {
+	const every: ConversationView[] = [];
+	let cursor: string | null = null;
+	do {
+		const page = await listConversations({ limit: 200, cursor });
+		every.push(...page.data);
+		cursor = page.nextCursor;
+	} while (cursor);
+	return every;
+}
 
 /** How many conversations are in each of the list's views (docs/inbox-api.md §4 "Counts"). */
 export const countConversations = () => call(API.countConversations, { query: {} });

@@ -101,6 +101,48 @@ describe('ConversationStore with the running inbox', () => {
 		expect(store.counts).toEqual(whileLoading);
 	});
 
+	it('loads further pages only as the rows shown near the last one loaded, counting the whole list meanwhile', async () => {
+		for (let made = 0; made < 4; made++) await createInvitation(newIdempotencyKey('invite'));
+		const every = await listConversations({ limit: 200 });
+		const whole = every.data.length;
+		const store = new ConversationStore('', undefined, { pageSize: 2, countsRefreshMs: 500 });
+		const pagesBefore = network.sent('GET', LIST).length;
+		await store.load();
+		await vi.waitFor(() => expect(store.counts.total.all).toBe(whole));
+		expect([store.items.length, store.complete, network.sent('GET', LIST).length - pagesBefore]).toEqual([2, false, 1]);
+
+		// the top rows shown, far from the last one loaded: still nothing more asked
+		store.showingUpTo(0);
+		// a row the list has changes in place: the whole list's counts follow at once
+		const [top] = store.items;
+		store.upsert({ ...top, unreadCount: top.unreadCount + 5, teamState: 'snoozed' });
+		expect([store.counts.unread.all, store.lifecycleCounts.snoozed]).toEqual([
+			every.data.filter((item) => item.unreadCount > 0 || item.conversationId === top.conversationId).length,
+			every.data.filter((item) => item.teamState === 'snoozed').length + 1
+		]);
+
+		// one it has not loaded changes: its earlier share is unknown, so the counts are asked again
+		const countsAsked = network.sent('GET', /^\/api\/conversations\/counts/).length;
+		// (two at once: asked once, not more often than every countsRefreshMs)
+		for (const unloaded of every.data.slice(-2)) store.upsert({ ...unloaded, lastActivityAt: new Date().toISOString() });
+		const countsSent = () => network.sent('GET', /^\/api\/conversations\/counts/).length;
+		await vi.waitFor(() => expect(countsSent()).toBe(countsAsked + 1), { timeout: 10_000 });
+		await new Promise((resolve) => setTimeout(resolve, 1_000));
+		expect(countsSent()).toBe(countsAsked + 1);
+		expect(store.counts.total.all).toBe(whole);
+
+		// the page asks for rows as it shows them: a filter that lets none through keeps loading to the end
+		store.status = 'closed';
+		const stop = $effect.root(() => {
+			$effect(() => store.showingUpTo(store.visible.length));
+		});
+		await vi.waitFor(() => expect(store.complete).toBe(true));
+		stop();
+		expect(store.items.map((item) => item.conversationId).sort()).toEqual(every.data.map((item) => item.conversationId).sort());
+		expect(store.get(top.conversationId)?.teamState).toBe('snoozed');
+		expect(store.counts.total.all).toBe(whole);
+	});
+
 	it('stays empty when cleared while a load is on its way', async () => {
 		const store = new ConversationStore();
 		const slow = network.holdNextAnswer('GET', LIST);

@@ -20,6 +20,7 @@ import {
 	getTeam,
 	listCannedReplies,
 	listLabels,
+	listEveryConversation,
 	listTeams,
 	setAvailability
 } from './api';
@@ -143,7 +144,7 @@ export class InboxState {
 			.load(startLive)
 			.finally(() => startLive())
 			.then(() => this.prefetchPreviews())
-			.then(() => this.search.indexHistory(this.conversations.items))
+			.then(() => this.indexHistory())
 			.catch(() => undefined);
 		this.loadTeam();
 		this.loadMentions();
@@ -265,8 +266,14 @@ export class InboxState {
 		this.agentKeyHandle = agentKeyHandle;
 		this.search = new MessageSearch(crypto, agentKeyHandle);
 		void this.prefetchPreviews()
-			.then(() => this.search.indexHistory(this.conversations.items))
+			.then(() => this.indexHistory())
 			.catch(() => undefined);
+	}
+
+	/** The search index's history pass over every conversation of the inbox, not only the rows the list loaded. */
+	private async indexHistory(): Promise<void> {
+		const search = this.search;
+		await search.indexHistory(await listEveryConversation());
 	}
 
 	stop(): void {

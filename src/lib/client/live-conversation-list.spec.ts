@@ -14,7 +14,7 @@ import {
 	filterConversations,
 	type AssignmentView
 } from './conversation-list';
-import { LiveConversationList, type ShownFilter } from './live-conversation-list';
+import { LiveConversationList, noDrift, type ShownFilter } from './live-conversation-list';
 import { countServiceViews, dueByConversation, inServiceView } from './service-due';
 import { targetPolicy, type TargetPolicy } from '../service-targets/targets';
 import type { ConversationView } from './types';
@@ -154,6 +154,60 @@ describe('the live conversation list', () => {
 					if (step.kind !== 'forget') expect(live.shown(filter, previews, names)).toEqual(shown);
 				}
 			}),
+			{ numRuns: 300 }
+		);
+	});
+
+	it('drifts, after changes to the rows it loaded, by what they changed in the whole list’s counts, the server’s counts plus its drift being the counts from scratch', () => {
+		const everyCount = (list: readonly ConversationView[], policy: TargetPolicy | null) => ({
+			filter: countConversations(list),
+			lifecycle: countLifecycle(list),
+			assignment: countAssignments(list, ME),
+			service: countServiceViews(dueByConversation(list, policy), Date.now())
+		});
+		// a count per account or team counting nothing is absent
+		const plus = (a: Record<string, number>, b: Record<string, number>, sparse = false) => {
+			const sum = { ...a };
+			for (const [key, value] of Object.entries(b)) sum[key] = (sum[key] ?? 0) + value;
+			for (const key of Object.keys(sum)) if (sum[key] === 0 && (sparse || !(key in a))) delete sum[key];
+			return sum;
+		};
+		fc.assert(
+			fc.property(
+				fc.uniqueArray(conversations, { selector: (item) => item.conversationId, minLength: 1 }),
+				fc.nat(),
+				fc.array(conversations, { maxLength: 20 }),
+				fc.constantFrom(null, POLICY),
+				(whole, loadedCount, changes, policy) => {
+					const sorted = [...whole].sort(compareConversations);
+					const loaded = sorted.slice(0, 1 + (loadedCount % sorted.length));
+					const live = new LiveConversationList(ME);
+					live.setPolicy(policy);
+					live.replaceAll(loaded);
+					const server = everyCount(sorted, policy);
+					const latest = new Map(sorted.map((item) => [item.conversationId, item]));
+					for (const change of changes) {
+						// a change to a row not loaded is not drift: the page asks the server again for it
+						if (!live.get(change.conversationId)) continue;
+						live.upsert(change);
+						latest.set(change.conversationId, change);
+					}
+					const now = everyCount([...latest.values()], policy);
+					const { drift } = live;
+					expect(plus(server.filter.total, drift.filter.total)).toEqual(now.filter.total);
+					expect(plus(server.filter.unread, drift.filter.unread)).toEqual(now.filter.unread);
+					expect(plus(server.lifecycle, drift.lifecycle)).toEqual(now.lifecycle);
+					const { byAgent, byTeam, ...views } = server.assignment;
+					const { byAgent: agentDrift, byTeam: teamDrift, ...viewDrift } = drift.assignment;
+					expect({ ...plus(views, viewDrift), byAgent: plus(byAgent, agentDrift, true), byTeam: plus(byTeam, teamDrift, true) }).toEqual(
+						now.assignment
+					);
+					expect(plus(server.service, drift.service)).toEqual(now.service);
+					// a new list starts without drift
+					live.replaceAll(loaded);
+					expect(live.drift).toEqual(noDrift());
+				}
+			),
 			{ numRuns: 300 }
 		);
 	});

@@ -34,6 +34,27 @@ export interface ShownFilter extends ListFilter {
 
 type ServiceCounts = Record<'breaching' | 'overdue', number>;
 
+/**
+ * What the conversations changed in place did to the counts since the list was last replaced: added to
+ * counts the server gave for the whole list, they follow the rows' changes (docs/inbox-api.md §4 "Counts").
+ * The deadline counts are read at the time of each change.
+ */
+export interface CountDrift {
+	filter: FilterCounts;
+	lifecycle: Record<LifecycleFilter, number>;
+	assignment: AssignmentCounts;
+	service: ServiceCounts;
+}
+
+export function noDrift(): CountDrift {
+	return {
+		filter: countConversations([]),
+		lifecycle: countLifecycle([]),
+		assignment: countAssignments([], ''),
+		service: { breaching: 0, overdue: 0 }
+	};
+}
+
 /** What the shown list was filtered by: a filter that differs in none of these shows the same rows. */
 const NO_FILTER: ShownFilter = { status: 'all', unreadOnly: false, search: '', service: '', now: 0 };
 
@@ -76,6 +97,9 @@ export class LiveConversationList {
 	/** The filter lets every conversation through: the shown list is the list. */
 	#showsEverything = true;
 	#filter: ShownFilter = { ...NO_FILTER };
+	#drift: CountDrift = noDrift();
+	/** Conversations a live change brought that the list did not have: their earlier share of any count is unknown. */
+	#arrivals = 0;
 
 	constructor(private readonly myAccountId = '') {
 		this.#assignmentCounts = countAssignments([], myAccountId);
@@ -102,6 +126,16 @@ export class LiveConversationList {
 		return this.#byId.get(conversationId);
 	}
 
+	/** The counts' change from conversations changed in place since the last `replaceAll`; a new value after each. */
+	get drift(): CountDrift {
+		return this.#drift;
+	}
+
+	/** How many conversations live changes brought that the list did not have, since the last `replaceAll`. */
+	get arrivals(): number {
+		return this.#arrivals;
+	}
+
 	dueOf(conversationId: string): ServiceDue | undefined {
 		return this.#dues.get(conversationId);
 	}
@@ -114,6 +148,8 @@ export class LiveConversationList {
 		this.#counts = countConversations(sorted);
 		this.#lifecycleCounts = countLifecycle(sorted);
 		this.#assignmentCounts = countAssignments(sorted, this.myAccountId);
+		this.#drift = noDrift();
+		this.#arrivals = 0;
 		this.#countDuesAgain();
 	}
 
@@ -178,6 +214,8 @@ export class LiveConversationList {
 		const previous = this.#byId.get(next.conversationId);
 		this.#byId.set(next.conversationId, next);
 		this.#items = replaceSorted(this.#items, previous, next);
+		if (previous) this.#redrift(previous, next);
+		else this.#arrivals++;
 		this.#recount(previous, next);
 		this.#redue(next);
 		this.#reshow(previous, next);
@@ -236,6 +274,28 @@ export class LiveConversationList {
 		this.#counts = counts;
 		this.#lifecycleCounts = lifecycle;
 		this.#assignmentCounts = assignments;
+	}
+
+	#redrift(previous: ConversationView, next: ConversationView): void {
+		const { filter, lifecycle, assignment, service } = this.#drift;
+		const drift: CountDrift = {
+			filter: { total: { ...filter.total }, unread: { ...filter.unread } },
+			lifecycle: { ...lifecycle },
+			assignment: { ...assignment, byAgent: { ...assignment.byAgent }, byTeam: { ...assignment.byTeam } },
+			service: { ...service }
+		};
+		tallyConversation(drift.filter, previous, -1);
+		tallyConversation(drift.filter, next, 1);
+		drift.lifecycle[previous.teamState]--;
+		drift.lifecycle[next.teamState]++;
+		tallyAssignment(drift.assignment, previous, this.myAccountId, -1);
+		tallyAssignment(drift.assignment, next, this.myAccountId, 1);
+		const now = Date.now();
+		const before = this.#dues.get(previous.conversationId);
+		const after = conversationDue(next, this.#policy);
+		if (before) tallyServiceView(drift.service, before, now, -1);
+		if (after) tallyServiceView(drift.service, after, now, 1);
+		this.#drift = drift;
 	}
 
 	#redue(next: ConversationView): void {
