@@ -37,7 +37,8 @@ async function handle(message) {
 		case 'open': {
 			const { PGlite } = await import(pathToFileURL(workerData.pglitePath).href);
 			const loadDataDir = message.loadDataDir ? new Blob([message.loadDataDir]) : undefined;
-			db = await PGlite.create({ dataDir: message.dataDir, loadDataDir });
+			const startParams = [...PGlite.defaultStartParams, ...message.settings.flatMap((setting) => ['-c', setting])];
+			db = await PGlite.create({ dataDir: message.dataDir, loadDataDir, startParams });
 			return null;
 		}
 		case 'query':

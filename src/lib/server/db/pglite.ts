@@ -31,6 +31,14 @@ async function lockDirectory(directory: string): Promise<() => Promise<void>> {
 }
 
 /**
+ * PostgreSQL's buffer cache lives in PGlite's WASM memory, and a page of it becomes resident when first
+ * used: at PostgreSQL's default of 128 MB the process's memory climbed for as long as the database grew
+ * new pages to cache (docs/operations.md "Soak"). The files are on disk, in the kernel's cache as well;
+ * 16 MB holds what the list and the webhooks read again and again, and is full early in a process's life.
+ */
+export const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+
+/**
  * Opens (creating when new) the database in `directory`, or in memory for `memory://`, in a worker
  * thread (pglite-worker.ts). `loadDataDir` starts a new database from a `dumpDataDir()` tarball.
  */
@@ -44,7 +52,7 @@ export async function openPglite(directory: string, options: { loadDataDir?: Blo
 	try {
 		const template = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
 		await worker.call(
-			{ op: 'open', dataDir: directory === 'memory://' ? undefined : directory, loadDataDir: template },
+			{ op: 'open', dataDir: directory === 'memory://' ? undefined : directory, loadDataDir: template, settings: PGLITE_SETTINGS },
 			template ? [template] : []
 		);
 	} catch (error) {
