@@ -78,6 +78,27 @@ function filterKey(filter: ShownFilter, previews: ReadonlyMap<string, string>, n
 
 const sameKey = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((part, index) => part === b[index]);
 
+type Shares = Omit<CountDrift, 'service'>;
+
+/** `counts` with `previous`'s share taken out (when given) and `next`'s put in, as a new value. */
+function movedShares(counts: Shares, previous: ConversationView | undefined, next: ConversationView, myAccountId: string): Shares {
+	const { filter, lifecycle, assignment } = counts;
+	const moved: Shares = {
+		filter: { total: { ...filter.total }, unread: { ...filter.unread } },
+		lifecycle: { ...lifecycle },
+		assignment: { ...assignment, byAgent: { ...assignment.byAgent }, byTeam: { ...assignment.byTeam } }
+	};
+	if (previous) {
+		tallyConversation(moved.filter, previous, -1);
+		moved.lifecycle[previous.teamState]--;
+		tallyAssignment(moved.assignment, previous, myAccountId, -1);
+	}
+	tallyConversation(moved.filter, next, 1);
+	moved.lifecycle[next.teamState]++;
+	tallyAssignment(moved.assignment, next, myAccountId, 1);
+	return moved;
+}
+
 export class LiveConversationList {
 	#items: readonly ConversationView[] = [];
 	readonly #byId = new Map<string, ConversationView>();
@@ -98,8 +119,6 @@ export class LiveConversationList {
 	#showsEverything = true;
 	#filter: ShownFilter = { ...NO_FILTER };
 	#drift: CountDrift = noDrift();
-	/** Conversations a live change brought that the list did not have: their earlier share of any count is unknown. */
-	#arrivals = 0;
 
 	constructor(private readonly myAccountId = '') {
 		this.#assignmentCounts = countAssignments([], myAccountId);
@@ -131,11 +150,6 @@ export class LiveConversationList {
 		return this.#drift;
 	}
 
-	/** How many conversations live changes brought that the list did not have, since the last `replaceAll`. */
-	get arrivals(): number {
-		return this.#arrivals;
-	}
-
 	dueOf(conversationId: string): ServiceDue | undefined {
 		return this.#dues.get(conversationId);
 	}
@@ -149,7 +163,6 @@ export class LiveConversationList {
 		this.#lifecycleCounts = countLifecycle(sorted);
 		this.#assignmentCounts = countAssignments(sorted, this.myAccountId);
 		this.#drift = noDrift();
-		this.#arrivals = 0;
 		this.#countDuesAgain();
 	}
 
@@ -215,7 +228,6 @@ export class LiveConversationList {
 		this.#byId.set(next.conversationId, next);
 		this.#items = replaceSorted(this.#items, previous, next);
 		if (previous) this.#redrift(previous, next);
-		else this.#arrivals++;
 		this.#recount(previous, next);
 		this.#redue(next);
 		this.#reshow(previous, next);
@@ -256,46 +268,25 @@ export class LiveConversationList {
 	}
 
 	#recount(previous: ConversationView | undefined, next: ConversationView): void {
-		const counts = { total: { ...this.#counts.total }, unread: { ...this.#counts.unread } };
-		const lifecycle = { ...this.#lifecycleCounts };
-		const assignments = {
-			...this.#assignmentCounts,
-			byAgent: { ...this.#assignmentCounts.byAgent },
-			byTeam: { ...this.#assignmentCounts.byTeam }
-		};
-		if (previous) {
-			tallyConversation(counts, previous, -1);
-			lifecycle[previous.teamState]--;
-			tallyAssignment(assignments, previous, this.myAccountId, -1);
-		}
-		tallyConversation(counts, next, 1);
-		lifecycle[next.teamState]++;
-		tallyAssignment(assignments, next, this.myAccountId, 1);
-		this.#counts = counts;
-		this.#lifecycleCounts = lifecycle;
-		this.#assignmentCounts = assignments;
+		const moved = movedShares(
+			{ filter: this.#counts, lifecycle: this.#lifecycleCounts, assignment: this.#assignmentCounts },
+			previous,
+			next,
+			this.myAccountId
+		);
+		this.#counts = moved.filter;
+		this.#lifecycleCounts = moved.lifecycle;
+		this.#assignmentCounts = moved.assignment;
 	}
 
 	#redrift(previous: ConversationView, next: ConversationView): void {
-		const { filter, lifecycle, assignment, service } = this.#drift;
-		const drift: CountDrift = {
-			filter: { total: { ...filter.total }, unread: { ...filter.unread } },
-			lifecycle: { ...lifecycle },
-			assignment: { ...assignment, byAgent: { ...assignment.byAgent }, byTeam: { ...assignment.byTeam } },
-			service: { ...service }
-		};
-		tallyConversation(drift.filter, previous, -1);
-		tallyConversation(drift.filter, next, 1);
-		drift.lifecycle[previous.teamState]--;
-		drift.lifecycle[next.teamState]++;
-		tallyAssignment(drift.assignment, previous, this.myAccountId, -1);
-		tallyAssignment(drift.assignment, next, this.myAccountId, 1);
+		const service = { ...this.#drift.service };
 		const now = Date.now();
 		const before = this.#dues.get(previous.conversationId);
 		const after = conversationDue(next, this.#policy);
-		if (before) tallyServiceView(drift.service, before, now, -1);
-		if (after) tallyServiceView(drift.service, after, now, 1);
-		this.#drift = drift;
+		if (before) tallyServiceView(service, before, now, -1);
+		if (after) tallyServiceView(service, after, now, 1);
+		this.#drift = { ...movedShares(this.#drift, previous, next, this.myAccountId), service };
 	}
 
 	#redue(next: ConversationView): void {
