@@ -12,6 +12,8 @@ import { mkdtempSync } from 'node:fs';
 import { Agent, request, type IncomingMessage } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../src/cli/stack/ports';
+import { startProcess, waitForUrl } from '../../src/cli/stack/processes';
 import { startStack, type AccountSpec, type Stack } from '../../src/cli/stack/stack';
 import { addToRoster, newAgent, type TestAgent } from '../support/admin-api';
 import { Customer } from '../support/customer';
@@ -32,8 +34,9 @@ const QUIET_MS = 15_000;
 const TARGET_ACK_P99_MS = 50;
 const TARGET_DELIVERY_P99_MS = 250;
 const ADMIN: AccountSpec = { username: 'fanout-admin', displayName: 'Fan-out Admin', role: 'admin', password: 'fanout admin password' };
-const MESSAGE_MARK = 'event: message.created\ndata: ';
-const ID_MARK = '"messageId":"';
+const MESSAGE_MARK = Buffer.from('event: message.created\ndata: ');
+const ID_MARK = Buffer.from('"messageId":"');
+const QUOTE = 0x22;
 
 export interface FanoutResult {
 	streams: number;
@@ -61,7 +64,7 @@ export class RunMessages {
 	readonly acknowledged: Uint8Array;
 	readonly deliveries: number[] = [];
 	lastDelivery = 0;
-	/** What all the streams received while following the run (the frames are ASCII: characters are bytes). */
+	/** What all the streams received while following the run, in bytes. */
 	bytes = 0;
 
 	constructor(
@@ -73,13 +76,18 @@ export class RunMessages {
 	}
 }
 
-/** One SSE stream read with node:http; it notes each `message.created` of the current run once. */
+/**
+ * One SSE stream read with node:http; it notes each `message.created` of the current run once. It reads
+ * the bytes as they come, without decoding them to text: the frames' marks and ids are ASCII, and a
+ * thousand streams' text would cost this process more CPU than the inbox spends writing it, on the same
+ * cores.
+ */
 export class BenchStream {
 	readonly ready: Promise<void>;
 	#markReady: (() => void) | undefined;
 	#run: RunMessages | undefined;
 	#seen = new Uint8Array(0);
-	#pending = '';
+	#pending: Buffer = Buffer.alloc(0);
 	#response: IncomingMessage | undefined;
 	readonly #destroy: () => void;
 
@@ -91,8 +99,7 @@ export class BenchStream {
 			(response) => {
 				this.#response = response;
 				if (response.statusCode !== 200) fail(new Error(`GET /api/events answered ${response.statusCode}`));
-				response.setEncoding('utf8');
-				response.on('data', (text: string) => this.#read(text));
+				response.on('data', (chunk: Buffer) => this.#read(chunk));
 			}
 		);
 		outgoing.on('error', fail);
@@ -119,26 +126,26 @@ export class BenchStream {
 		this.#destroy();
 	}
 
-	/** Whole frames only: the text after the last blank line waits for the next chunk. */
-	#read(text: string): void {
-		const buffered = this.#pending + text;
+	/** Whole frames only: the bytes after the last blank line wait for the next chunk. */
+	#read(chunk: Buffer): void {
+		const buffered = this.#pending.length ? Buffer.concat([this.#pending, chunk]) : chunk;
 		const end = buffered.lastIndexOf('\n\n');
 		if (end < 0) {
 			this.#pending = buffered;
 			return;
 		}
-		this.#pending = buffered.slice(end + 2);
+		this.#pending = Buffer.from(buffered.subarray(end + 2));
 		if (this.#markReady && buffered.lastIndexOf('event: ready', end) >= 0) {
 			this.#markReady();
 			this.#markReady = undefined;
 		}
 		const run = this.#run;
 		if (!run) return;
-		run.bytes += text.length;
+		run.bytes += chunk.length;
 		const now = performance.now();
-		for (let at = buffered.indexOf(MESSAGE_MARK); at >= 0 && at < end; at = buffered.indexOf(MESSAGE_MARK, at + 1)) {
+		for (let at = buffered.indexOf(MESSAGE_MARK); at >= 0 && at < end; at = buffered.indexOf(MESSAGE_MARK, at + MESSAGE_MARK.length)) {
 			const idStart = buffered.indexOf(ID_MARK, at) + ID_MARK.length;
-			const id = buffered.slice(idStart, buffered.indexOf('"', idStart));
+			const id = buffered.toString('latin1', idStart, buffered.indexOf(QUOTE, idStart));
 			if (!id.startsWith(run.prefix)) continue;
 			const index = Number(id.slice(run.prefix.length));
 			if (this.#seen[index]) continue;
@@ -184,31 +191,50 @@ export async function team(stack: Stack, agentCount: number): Promise<Team> {
 
 let runCounter = 0;
 
+/** What a run offers its load to and reads its streams from: the inbox with its team, or the ceiling. */
+interface FanoutTarget {
+	url: string;
+	pid: number;
+	webhookSecret: string;
+	conversationIds: string[];
+	/** The session cookie of the stream at `index`. */
+	cookieOf(index: number): string;
+	/** `inbox_live_answers_total` so far, by outcome. */
+	answers(): Promise<{ worked: number; shared: number }>;
+}
+
+function teamTarget(team: Team): FanoutTarget {
+	return {
+		url: team.stack.inbox.url,
+		pid: team.stack.inbox.process.child.pid!,
+		webhookSecret: team.stack.company.webhookSecret,
+		conversationIds: team.conversationIds,
+		cookieOf: (index) => team.agents[Math.floor(index / STREAMS_PER_ACCOUNT)].client.cookie!,
+		answers: () => liveAnswers(team.stack)
+	};
+}
+
 /** Opens `streamCount` streams, offers the load, waits for the deliveries to end, and closes the streams. */
-async function fanoutRun(team: Team, streamCount: number): Promise<FanoutResult> {
+async function fanoutRun(target: FanoutTarget, streamCount: number): Promise<FanoutResult> {
 	const connections = new Agent({ keepAlive: false, maxSockets: Infinity });
-	const streams = await openStreams(team, streamCount, connections);
+	const streams = await openStreamsTo(target.url, target.cookieOf, streamCount, connections);
 	try {
-		await settle(team.stack.inbox.process.child.pid!);
+		await settle(target.pid);
 		const total = Math.round(OFFERED_RATE * SECONDS);
 		const run = new RunMessages(`msg_fan${process.pid}r${++runCounter}x`, total);
 		for (const stream of streams) stream.follow(run);
 		// Signed before the run (a signature stays valid 300 s), so the generator spends its time sending.
 		const prepared = Array.from({ length: total }, (_, index) =>
-			messageCreatedRequest(
-				team.stack.company.webhookSecret,
-				team.conversationIds[index % team.conversationIds.length],
-				`${run.prefix}${index}`
-			)
+			messageCreatedRequest(target.webhookSecret, target.conversationIds[index % target.conversationIds.length], `${run.prefix}${index}`)
 		);
 		let next = 0;
 		const load = loadavg()[0];
-		const pid = team.stack.inbox.process.child.pid!;
-		const answersBefore = await liveAnswers(team.stack);
+		const pid = target.pid;
+		const answersBefore = await target.answers();
 		const [inboxCpuBefore, benchCpuBefore, startedAt] = [cpuSeconds(pid), cpuSeconds(process.pid), performance.now()];
 		const acks: number[] = [];
 		const sent = await steadyLoad(
-			team.stack.inbox.url,
+			target.url,
 			OFFERED_RATE,
 			SECONDS,
 			() => {
@@ -229,7 +255,7 @@ async function fanoutRun(team: Team, streamCount: number): Promise<FanoutResult>
 			bench: cpuSeconds(process.pid) - benchCpuBefore,
 			seconds: (performance.now() - startedAt) / 1000
 		};
-		const answersAfter = await liveAnswers(team.stack);
+		const answersAfter = await target.answers();
 		const deliveries = run.deliveries.sort((a, b) => a - b);
 		acks.sort((a, b) => a - b);
 		return {
@@ -260,7 +286,7 @@ function row(result: FanoutResult, reference: FanoutResult): string {
 	const sent = result.streams
 		? `; the streams received ${(result.bytes / 1e6).toFixed(0)} MB (${(result.bytes / 1e6 / result.cpu.seconds).toFixed(0)} MB/s)`
 		: '';
-	const spent = `        CPU over the run's ${result.cpu.seconds.toFixed(1)} s: inbox ${result.cpu.inbox.toFixed(1)} s, this bench ${result.cpu.bench.toFixed(1)} s; answers worked out ${result.answers.worked}, shared ${result.answers.shared}${sent}`;
+	const spent = `        CPU over the run's ${result.cpu.seconds.toFixed(1)} s: server ${result.cpu.inbox.toFixed(1)} s, this bench ${result.cpu.bench.toFixed(1)} s; answers worked out ${result.answers.worked}, shared ${result.answers.shared}${sent}`;
 	return `  ${String(result.streams).padStart(5)} streams: ${result.events} events, ack p50 ${result.ack.p50.toFixed(1).padStart(6)} ms   p99 ${result.ack.p99.toFixed(1).padStart(6)} ms   ${delivery} (load ${result.load.toFixed(2)}${ratio})\n${spent}`;
 }
 
@@ -302,17 +328,38 @@ async function liveAnswers(stack: Stack): Promise<{ worked: number; shared: numb
 }
 
 /** Opens `count` streams spread over the team's agents, each account up to `STREAMS_PER_ACCOUNT`; resolves once all are ready. */
-export async function openStreams(team: Team, count: number, connections: Agent): Promise<BenchStream[]> {
-	const url = new URL(team.stack.inbox.url);
-	const streams = Array.from(
-		{ length: count },
-		(_, index) => new BenchStream(url, team.agents[Math.floor(index / STREAMS_PER_ACCOUNT)].client.cookie!, connections)
-	);
+export function openStreams(team: Team, count: number, connections: Agent): Promise<BenchStream[]> {
+	const target = teamTarget(team);
+	return openStreamsTo(target.url, target.cookieOf, count, connections);
+}
+
+async function openStreamsTo(base: string, cookieOf: (index: number) => string, count: number, connections: Agent): Promise<BenchStream[]> {
+	const url = new URL(base);
+	const streams = Array.from({ length: count }, (_, index) => new BenchStream(url, cookieOf(index), connections));
 	await Promise.all(streams.map((stream) => stream.ready));
 	return streams;
 }
 
-/** The runs with 0 (the reference), 100 and 1,000 streams on one store; the last is the 1,000-stream run. */
+/** The runs with 0 (the reference), 100 and 1,000 streams of `target`, printed under `title`; the last is the 1,000-stream run. */
+async function fanoutRuns(title: string, target: FanoutTarget): Promise<FanoutResult[]> {
+	// Warm up (JIT, the database's cache) before measuring.
+	await fanoutRun(target, 0);
+	const results: FanoutResult[] = [];
+	for (const streamCount of [0, ...STREAM_COUNTS]) results.push(await fanoutRun(target, streamCount));
+	const [reference] = results;
+	console.log(
+		`${title}, ${SECONDS} s offered at ${OFFERED_RATE}/s per run, every stream may see every message (delivery counted from the webhook's send):`
+	);
+	for (const result of results) console.log(row(result, reference));
+	const largest = results[results.length - 1];
+	const met = largest.ack.p99 < TARGET_ACK_P99_MS && largest.delivery.p99 < TARGET_DELIVERY_P99_MS && largest.missing === 0;
+	console.log(
+		`  target with ${largest.streams} streams: ack p99 < ${TARGET_ACK_P99_MS} ms, delivery p99 < ${TARGET_DELIVERY_P99_MS} ms, none missing: ${met ? 'met' : 'NOT met'}`
+	);
+	return results;
+}
+
+/** The runs on one store. */
 async function fanoutOnStore(storeName: string, databaseUrl: string | null): Promise<FanoutResult[]> {
 	const agentCount = Math.ceil(Math.max(...STREAM_COUNTS) / STREAMS_PER_ACCOUNT);
 	const stack = await startFanoutStack(databaseUrl);
@@ -320,39 +367,54 @@ async function fanoutOnStore(storeName: string, databaseUrl: string | null): Pro
 		console.log(
 			`\nFan-out on ${storeName}: ${agentCount} agents of the roster, one session each with up to ${STREAMS_PER_ACCOUNT} streams (CAP_STREAMS_PER_SESSION raised to ${STREAMS_PER_ACCOUNT}, the per-account cap), ${CONVERSATIONS} conversations sealed for all of them; preparing...`
 		);
-		const prepared = await team(stack, agentCount);
-		// Warm up (JIT, the database's cache) before measuring.
-		await fanoutRun(prepared, 0);
-		const results: FanoutResult[] = [];
-		for (const streamCount of [0, ...STREAM_COUNTS]) results.push(await fanoutRun(prepared, streamCount));
-		const [reference] = results;
-		console.log(
-			`Fan-out on ${storeName}, ${SECONDS} s offered at ${OFFERED_RATE}/s per run, every stream may see every message (delivery counted from the webhook's send):`
-		);
-		for (const result of results) console.log(row(result, reference));
-		const largest = results[results.length - 1];
-		const met = largest.ack.p99 < TARGET_ACK_P99_MS && largest.delivery.p99 < TARGET_DELIVERY_P99_MS && largest.missing === 0;
-		console.log(
-			`  target with ${largest.streams} streams: ack p99 < ${TARGET_ACK_P99_MS} ms, delivery p99 < ${TARGET_DELIVERY_P99_MS} ms, none missing: ${met ? 'met' : 'NOT met'}`
-		);
-		return results;
+		return await fanoutRuns(`Fan-out on ${storeName}`, teamTarget(await team(stack, agentCount)));
 	} finally {
 		await stack.stop();
 	}
 }
 
+/** The same runs against the bare server of `fanout-ceiling.ts`: what this machine's sockets allow any server. */
+async function fanoutCeiling(): Promise<FanoutResult[]> {
+	const port = await freePort();
+	const secret = randomBytes(32).toString('base64url');
+	const ceiling = startProcess(
+		'fanout-ceiling',
+		process.execPath,
+		['--import', 'tsx', 'tests/bench/fanout-ceiling.ts', String(port), secret],
+		{}
+	);
+	try {
+		const url = `http://127.0.0.1:${port}`;
+		await waitForUrl(`${url}/`, [ceiling]);
+		console.log(
+			'\nFan-out ceiling: a bare node:http server that verifies each webhook and writes the same frames to every stream, no database'
+		);
+		return await fanoutRuns('Fan-out ceiling', {
+			url,
+			pid: ceiling.child.pid!,
+			webhookSecret: secret,
+			conversationIds: Array.from({ length: CONVERSATIONS }, (_, index) => `conv_ceiling${index}`),
+			cookieOf: () => '',
+			answers: async () => ({ worked: 0, shared: 0 })
+		});
+	} finally {
+		await ceiling.stop();
+	}
+}
+
 /**
- * The fan-out on PGlite, then on PostgreSQL (the store production runs on, a throwaway cluster or
- * `DATABASE_URL`'s server as the receiver's part uses): each store's runs. `BENCH_FANOUT_STORE=pglite`
- * or `=postgresql` runs one.
+ * The fan-out's ceiling, then on PGlite, then on PostgreSQL (the store production runs on, a throwaway
+ * cluster or `DATABASE_URL`'s server as the receiver's part uses): each one's runs.
+ * `BENCH_FANOUT_STORE=ceiling`, `=pglite` or `=postgresql` runs one.
  */
-export async function fanoutBench(): Promise<{ pglite?: FanoutResult[]; postgresql?: FanoutResult[] }> {
+export async function fanoutBench(): Promise<{ ceiling?: FanoutResult[]; pglite?: FanoutResult[]; postgresql?: FanoutResult[] }> {
 	const only = process.env.BENCH_FANOUT_STORE;
-	const pglite = only === 'postgresql' ? undefined : await fanoutOnStore('PGlite', null);
-	if (only === 'pglite') return { pglite };
+	const ceiling = only && only !== 'ceiling' ? undefined : await fanoutCeiling();
+	const pglite = only && only !== 'pglite' ? undefined : await fanoutOnStore('PGlite', null);
+	if (only && only !== 'postgresql') return { ceiling, pglite };
 	const postgres = await benchPostgres();
 	try {
-		return { pglite, postgresql: await fanoutOnStore(`PostgreSQL, ${postgres.origin}`, postgres.url) };
+		return { ceiling, pglite, postgresql: await fanoutOnStore(`PostgreSQL, ${postgres.origin}`, postgres.url) };
 	} finally {
 		await postgres.stop();
 	}

@@ -119,5 +119,6 @@ function fanoutSummary(results: FanoutResult[]): string {
 	return `at ${OFFERED_RATE}/s with ${largest.streams} streams: ack p99 ${largest.ack.p99.toFixed(1)} ms, delivery p99 ${largest.delivery.p99.toFixed(1)} ms`;
 }
 // the last line is the store production runs on
+if (fanout?.ceiling) console.log(`fanout ceiling ${fanoutSummary(fanout.ceiling)}`);
 if (fanout?.pglite) console.log(`fanout on pglite ${fanoutSummary(fanout.pglite)}`);
 if (fanout?.postgresql) console.log(`fanout ${fanoutSummary(fanout.postgresql)}`);

@@ -110,8 +110,9 @@ export class WebhookProcessor {
 				continue;
 			}
 			if (processed === 0) await this.sleep(await this.idleWait());
-			// Leave the database to the receiver for as long as the batch held it.
-			else if (this.receiverBusy) await this.pause(Math.max(2, performance.now() - started));
+			// PGlite has one connection: leave it to the receiver for as long as the batch held it. PostgreSQL's
+			// pool gives the receiver connections of its own, and a pause there only let the live events trail.
+			else if (this.receiverBusy && this.options.db.kind === 'pglite') await this.pause(Math.max(2, performance.now() - started));
 		}
 	}
 
