@@ -2,7 +2,8 @@
  * The fan-out's ceiling for `npm run bench:server` (docs/operations.md "Fan-out"): a bare node:http
  * server that does the least a fan-out of these webhooks must. It verifies each webhook's signature
  * (contract 5.2 steps 1–5), answers 200 and, at most every 50 ms as the inbox's hub reads, writes what
- * arrived meanwhile to every open `GET /api/events` stream with `res.write`: one `message.created` frame
+ * arrived meanwhile to every open `GET /api/events` stream with `res.write`, a hundred streams per turn
+ * of the event loop as the inbox's hub wakes them: one `message.created` frame
  * per message and one `conversation.changed` frame per conversation of the batch, of the inbox's shapes
  * and sizes, encoded once for all the streams. No database, no sessions, no web streams: what is left is
  * the sockets' writes, which bound any server on this machine.
@@ -16,13 +17,15 @@ import { conversationView } from '../support/conversation-view';
 import { answerWebhook } from './webhook-answer';
 
 const READ_SPACING_MS = 50;
+const WAKE_GROUP = 100;
 const [port, secret] = process.argv.slice(2);
 await initCrypto();
 
 const streams = new Set<ServerResponse>();
 let pending: { conversationId: string; message: Record<string, unknown> }[] = [];
 let nextId = 0;
-let flushing: ReturnType<typeof setTimeout> | undefined;
+/** The next flush, or the one writing: events that arrive meanwhile go out with the next. */
+let flushing: ReturnType<typeof setTimeout> | 'writing' | undefined;
 const sealedWrap = randomBytes(112).toString('base64url');
 
 /** A conversation's view as the inbox sends it to an agent who may read it (db/conversations.ts). */
@@ -41,6 +44,7 @@ const unread = new Map<string, number>();
 function flush(): void {
 	flushing = undefined;
 	if (pending.length === 0) return;
+	flushing = 'writing';
 	const texts: string[] = [];
 	const changed = new Map<string, string>();
 	for (const { conversationId, message } of pending) {
@@ -56,8 +60,16 @@ function flush(): void {
 		);
 	pending = [];
 	const bytes = Buffer.from(texts.join(''));
-	for (const stream of streams) stream.write(bytes);
-	flushing = setTimeout(flush, READ_SPACING_MS);
+	void writeToAll(bytes).then(() => (flushing = setTimeout(flush, READ_SPACING_MS)));
+}
+
+/** Writes `bytes` to every stream, a group at a time as the hub wakes them, so webhooks are answered between groups. */
+async function writeToAll(bytes: Buffer): Promise<void> {
+	let written = 0;
+	for (const stream of [...streams]) {
+		stream.write(bytes);
+		if (++written % WAKE_GROUP === 0) await new Promise((resolve) => setImmediate(resolve));
+	}
 }
 
 const server = createServer((request, response) => {
