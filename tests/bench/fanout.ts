@@ -9,7 +9,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { Agent, request, type IncomingMessage } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/cli/stack/ports';
@@ -22,7 +21,9 @@ import { seedPgliteDataDir } from '../support/pglite-template';
 import { benchPostgres } from './bench-postgres';
 import { messageCreatedRequest, OFFERED_RATE } from './ingest';
 import { cpuSeconds, settle } from './process-cpu';
+import { clockMs, RunMessages } from './run-messages';
 import { percentile, steadyLoad } from './steady-load';
+import { StreamReaders } from './stream-readers';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const STREAM_COUNTS = [100, 1000];
@@ -34,9 +35,6 @@ const QUIET_MS = 15_000;
 const TARGET_ACK_P99_MS = 50;
 const TARGET_DELIVERY_P99_MS = 250;
 const ADMIN: AccountSpec = { username: 'fanout-admin', displayName: 'Fan-out Admin', role: 'admin', password: 'fanout admin password' };
-const MESSAGE_MARK = Buffer.from('event: message.created\ndata: ');
-const ID_MARK = Buffer.from('"messageId":"');
-const QUOTE = 0x22;
 
 export interface FanoutResult {
 	streams: number;
@@ -56,104 +54,6 @@ export interface FanoutResult {
 	cpu: { inbox: number; bench: number; seconds: number };
 	/** What events showed accounts, worked out (database queries) and shared, during the run (`inbox_live_answers_total`). */
 	answers: { worked: number; shared: number };
-}
-
-/** The messages of one run, by index: when each webhook left and whether it was acknowledged. */
-export class RunMessages {
-	readonly sentAt: Float64Array;
-	readonly acknowledged: Uint8Array;
-	readonly deliveries: number[] = [];
-	lastDelivery = 0;
-	/** What all the streams received while following the run, in bytes. */
-	bytes = 0;
-
-	constructor(
-		readonly prefix: string,
-		count: number
-	) {
-		this.sentAt = new Float64Array(count);
-		this.acknowledged = new Uint8Array(count);
-	}
-}
-
-/**
- * One SSE stream read with node:http; it notes each `message.created` of the current run once. It reads
- * the bytes as they come, without decoding them to text: the frames' marks and ids are ASCII, and a
- * thousand streams' text would cost this process more CPU than the inbox spends writing it, on the same
- * cores.
- */
-export class BenchStream {
-	readonly ready: Promise<void>;
-	#markReady: (() => void) | undefined;
-	#run: RunMessages | undefined;
-	#seen = new Uint8Array(0);
-	#pending: Buffer = Buffer.alloc(0);
-	#response: IncomingMessage | undefined;
-	readonly #destroy: () => void;
-
-	constructor(url: URL, cookie: string, agent: Agent) {
-		let fail!: (error: Error) => void;
-		this.ready = new Promise((resolve, reject) => ((this.#markReady = resolve), (fail = reject)));
-		const outgoing = request(
-			{ host: url.hostname, port: url.port, path: '/api/events', headers: { cookie, accept: 'text/event-stream' }, agent },
-			(response) => {
-				this.#response = response;
-				if (response.statusCode !== 200) fail(new Error(`GET /api/events answered ${response.statusCode}`));
-				response.on('data', (chunk: Buffer) => this.#read(chunk));
-			}
-		);
-		outgoing.on('error', fail);
-		outgoing.end();
-		this.#destroy = () => outgoing.destroy();
-	}
-
-	/** From now on, counts the messages of `run`. */
-	follow(run: RunMessages): void {
-		this.#run = run;
-		this.#seen = new Uint8Array(run.sentAt.length);
-	}
-
-	/** Messages of the run acknowledged but not received by this stream. */
-	missing(): number {
-		const run = this.#run!;
-		let missing = 0;
-		for (let index = 0; index < run.acknowledged.length; index++) if (run.acknowledged[index] && !this.#seen[index]) missing++;
-		return missing;
-	}
-
-	close(): void {
-		this.#response?.destroy();
-		this.#destroy();
-	}
-
-	/** Whole frames only: the bytes after the last blank line wait for the next chunk. */
-	#read(chunk: Buffer): void {
-		const buffered = this.#pending.length ? Buffer.concat([this.#pending, chunk]) : chunk;
-		const end = buffered.lastIndexOf('\n\n');
-		if (end < 0) {
-			this.#pending = buffered;
-			return;
-		}
-		this.#pending = Buffer.from(buffered.subarray(end + 2));
-		if (this.#markReady && buffered.lastIndexOf('event: ready', end) >= 0) {
-			this.#markReady();
-			this.#markReady = undefined;
-		}
-		const run = this.#run;
-		if (!run) return;
-		run.bytes += chunk.length;
-		const now = performance.now();
-		for (let at = buffered.indexOf(MESSAGE_MARK); at >= 0 && at < end; at = buffered.indexOf(MESSAGE_MARK, at + MESSAGE_MARK.length)) {
-			const idStart = buffered.indexOf(ID_MARK, at) + ID_MARK.length;
-			const id = buffered.toString('latin1', idStart, buffered.indexOf(QUOTE, idStart));
-			if (!id.startsWith(run.prefix)) continue;
-			const index = Number(id.slice(run.prefix.length));
-			if (this.#seen[index]) continue;
-			this.#seen[index] = 1;
-			run.deliveries.push(now - run.sentAt[index]);
-			run.lastDelivery = now;
-		}
-	}
 }
 
 export interface Team {
@@ -216,13 +116,12 @@ function teamTarget(team: Team): FanoutTarget {
 
 /** Opens `streamCount` streams, offers the load, waits for the deliveries to end, and closes the streams. */
 async function fanoutRun(target: FanoutTarget, streamCount: number): Promise<FanoutResult> {
-	const connections = new Agent({ keepAlive: false, maxSockets: Infinity });
-	const streams = await openStreamsTo(target.url, target.cookieOf, streamCount, connections);
+	const readers = await StreamReaders.open(target.url, target.cookieOf, streamCount);
 	try {
 		await settle(target.pid);
 		const total = Math.round(OFFERED_RATE * SECONDS);
 		const run = new RunMessages(`msg_fan${process.pid}r${++runCounter}x`, total);
-		for (const stream of streams) stream.follow(run);
+		readers.follow(run);
 		// Signed before the run (a signature stays valid 300 s), so the generator spends its time sending.
 		const prepared = Array.from({ length: total }, (_, index) =>
 			messageCreatedRequest(target.webhookSecret, target.conversationIds[index % target.conversationIds.length], `${run.prefix}${index}`)
@@ -238,7 +137,7 @@ async function fanoutRun(target: FanoutTarget, streamCount: number): Promise<Fan
 			OFFERED_RATE,
 			SECONDS,
 			() => {
-				run.sentAt[next] = performance.now();
+				run.sentAt[next] = clockMs();
 				return prepared[next++];
 			},
 			(index, latency, ok) => {
@@ -246,9 +145,9 @@ async function fanoutRun(target: FanoutTarget, streamCount: number): Promise<Fan
 				acks.push(latency);
 			}
 		);
-		const loadEnded = performance.now();
+		const loadEnded = clockMs();
 		const expected = sent.ok * streamCount;
-		while (run.deliveries.length < expected && performance.now() - Math.max(run.lastDelivery, loadEnded) < QUIET_MS)
+		while (run.received < expected && clockMs() - Math.max(run.lastDelivery, loadEnded) < QUIET_MS)
 			await new Promise((resolve) => setTimeout(resolve, 100));
 		const cpu = {
 			inbox: cpuSeconds(pid) - inboxCpuBefore,
@@ -256,25 +155,24 @@ async function fanoutRun(target: FanoutTarget, streamCount: number): Promise<Fan
 			seconds: (performance.now() - startedAt) / 1000
 		};
 		const answersAfter = await target.answers();
-		const deliveries = run.deliveries.sort((a, b) => a - b);
+		const reading = await readers.collect();
 		acks.sort((a, b) => a - b);
 		return {
 			streams: streamCount,
 			events: sent.ok,
 			ack: { p50: percentile(acks, 0.5), p99: percentile(acks, 0.99) },
-			delivery: { p50: percentile(deliveries, 0.5), p99: percentile(deliveries, 0.99) },
+			delivery: { p50: percentile(reading.deliveries, 0.5), p99: percentile(reading.deliveries, 0.99) },
 			expected,
-			received: deliveries.length,
-			missing: streams.reduce((sum, stream) => sum + stream.missing(), 0),
+			received: reading.deliveries.length,
+			missing: reading.missing,
 			load,
 			drainMs: run.lastDelivery > loadEnded ? run.lastDelivery - loadEnded : 0,
-			bytes: run.bytes,
+			bytes: reading.bytes,
 			cpu,
 			answers: { worked: answersAfter.worked - answersBefore.worked, shared: answersAfter.shared - answersBefore.shared }
 		};
 	} finally {
-		for (const stream of streams) stream.close();
-		connections.destroy();
+		await readers.close();
 	}
 }
 
@@ -328,16 +226,9 @@ async function liveAnswers(stack: Stack): Promise<{ worked: number; shared: numb
 }
 
 /** Opens `count` streams spread over the team's agents, each account up to `STREAMS_PER_ACCOUNT`; resolves once all are ready. */
-export function openStreams(team: Team, count: number, connections: Agent): Promise<BenchStream[]> {
+export function openStreams(team: Team, count: number): Promise<StreamReaders> {
 	const target = teamTarget(team);
-	return openStreamsTo(target.url, target.cookieOf, count, connections);
-}
-
-async function openStreamsTo(base: string, cookieOf: (index: number) => string, count: number, connections: Agent): Promise<BenchStream[]> {
-	const url = new URL(base);
-	const streams = Array.from({ length: count }, (_, index) => new BenchStream(url, cookieOf(index), connections));
-	await Promise.all(streams.map((stream) => stream.ready));
-	return streams;
+	return StreamReaders.open(target.url, target.cookieOf, count);
 }
 
 /** The runs with 0 (the reference), 100 and 1,000 streams of `target`, printed under `title`; the last is the 1,000-stream run. */

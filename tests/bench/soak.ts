@@ -13,12 +13,12 @@
  * delivery p99, one that leaks as a climbing RSS.
  */
 import { readFileSync } from 'node:fs';
-import { Agent } from 'node:http';
 import { loadavg } from 'node:os';
 import { messageCreatedRequest } from './ingest';
 import { ensureBuild } from '../../src/cli/stack/build';
 import type { Stack } from '../../src/cli/stack/stack';
-import { inboxMetrics, openStreams, RunMessages, startFanoutStack, STREAMS_PER_ACCOUNT, team } from './fanout';
+import { inboxMetrics, openStreams, startFanoutStack, STREAMS_PER_ACCOUNT, team } from './fanout';
+import { clockMs, RunMessages } from './run-messages';
 import { RESIDENT_PARTS, residentParts, type ResidentParts } from './resident';
 import { percentile, steadyLoad } from './steady-load';
 
@@ -92,16 +92,15 @@ async function main(): Promise<void> {
 	// the product as the sources are now, not whatever build an earlier command left
 	await ensureBuild();
 	const stack = await startFanoutStack();
-	const connections = new Agent({ keepAlive: false, maxSockets: Infinity });
 	try {
 		console.log(`Soak on PGlite: ${STREAMS} streams, ${RATE} webhooks/s, ${MINUTES} min; preparing...`);
 		const prepared = await team(stack, Math.ceil(STREAMS / STREAMS_PER_ACCOUNT));
-		const streams = await openStreams(prepared, STREAMS, connections);
+		const streams = await openStreams(prepared, STREAMS);
 		const pid = stack.inbox.process.child.pid!;
 		const minutes: Minute[] = [];
 		for (let minute = 1; minute <= MINUTES; minute++) {
 			const run = new RunMessages(`msg_soak${process.pid}m${minute}x`, RATE * 60);
-			for (const stream of streams) stream.follow(run);
+			streams.follow(run);
 			const acks: number[] = [];
 			let next = 0;
 			const load = loadavg()[0];
@@ -111,7 +110,7 @@ async function main(): Promise<void> {
 				RATE,
 				60,
 				() => {
-					run.sentAt[next] = performance.now();
+					run.sentAt[next] = clockMs();
 					return messageCreatedRequest(
 						stack.company.webhookSecret,
 						prepared.conversationIds[next % prepared.conversationIds.length],
@@ -126,13 +125,13 @@ async function main(): Promise<void> {
 			const answeredAt = performance.now();
 			await new Promise((resolve) => setTimeout(resolve, GRACE_MS));
 			acks.sort((a, b) => a - b);
-			const deliveries = [...run.deliveries].sort((a, b) => a - b);
+			const { deliveries, missing } = await streams.collect();
 			const result: Minute = {
 				minute,
 				ackP50: percentile(acks, 0.5),
 				ackP99: percentile(acks, 0.99),
 				deliveryP99: percentile(deliveries, 0.99),
-				undelivered: streams.reduce((sum, stream) => sum + stream.missing(), 0),
+				undelivered: missing,
 				failed: sent.sent - sent.ok,
 				answeredAfterS: (answeredAt - began) / 1000,
 				rssMiB: residentMiB(pid),
@@ -156,9 +155,8 @@ async function main(): Promise<void> {
 		console.log(
 			`  resident memory grown by kind of mapping (MiB): ${RESIDENT_PARTS.map(([part, name]) => `${name} ${(last.resident[part] - first.resident[part]).toFixed(1)}`).join(', ')}`
 		);
-		for (const stream of streams) stream.close();
+		await streams.close();
 	} finally {
-		connections.destroy();
 		await stack.stop();
 	}
 }
