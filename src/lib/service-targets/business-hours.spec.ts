@@ -1,6 +1,6 @@
 /** Business hours (docs/service-targets.md "Business hours"): the value's rules and time measured inside the hours. */
 import { describe, expect, it } from 'vitest';
-import { BusinessCalendar, businessHoursProblem, type BusinessHours } from './business-hours';
+import { BusinessCalendar, businessHoursProblem, zoneOffset, type BusinessHours } from './business-hours';
 
 const nineToFive = { open: '09:00', close: '17:00' };
 const berlin: BusinessHours = {
@@ -81,5 +81,48 @@ describe('open or closed', () => {
 		// before Christmas Eve's close, after the 24th's opening: the stretch began the 23rd evening
 		expect(calendar.closedSince(at('2026-12-24T07:00:00Z'))).toBe(at('2026-12-23T16:00:00Z'));
 		expect(calendar.closedSince(at('2026-12-25T10:00:00Z'))).toBe(at('2026-12-24T16:00:00Z'));
+	});
+});
+
+describe('zone offsets', () => {
+	const namers = new Map<string, Intl.DateTimeFormat>();
+	/** The offset as the time zone database names it (`GMT+05:45`), read independently of the code under test. */
+	function namedOffset(timeZone: string, instant: number): number {
+		let namer = namers.get(timeZone);
+		if (!namer) namers.set(timeZone, (namer = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })));
+		const name = namer.formatToParts(instant).find((part) => part.type === 'timeZoneName')!.value;
+		const match = /^GMT(?:([+-])(\d\d):(\d\d)(?::(\d\d))?)?$/.exec(name)!;
+		if (!match[1]) return 0;
+		const magnitude = (Number(match[2]) * 3600 + Number(match[3]) * 60 + Number(match[4] ?? 0)) * 1000;
+		return match[1] === '-' ? -magnitude : magnitude;
+	}
+
+	it('match the time zone database, to the second around each change, in zones that change on odd hours and by odd amounts', () => {
+		// Newfoundland changes at 02:00 local (a half hour in UTC), Lord Howe by 30 minutes, Chatham at 02:45,
+		// Kathmandu not at all, São Paulo until 2019; the instants run through five years.
+		const zones = ['America/St_Johns', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Asia/Kathmandu', 'America/Sao_Paulo', 'Europe/Berlin'];
+		const start = Date.parse('2017-01-01T00:00:00Z');
+		const step = 8_237_000;
+		let changes = 0;
+		for (const timeZone of zones) {
+			for (let instant = start; instant < start + 5 * 365 * 86_400_000; instant += step) {
+				expect(zoneOffset(timeZone, instant), `${timeZone} at ${new Date(instant).toISOString()}`).toBe(namedOffset(timeZone, instant));
+				if (namedOffset(timeZone, instant) === namedOffset(timeZone, instant + step)) continue;
+				// the second of the change, then every second of the two minutes around it
+				let [before, after] = [instant / 1000, (instant + step) / 1000];
+				while (after - before > 1) {
+					const middle = Math.floor((before + after) / 2);
+					if (namedOffset(timeZone, middle * 1000) === namedOffset(timeZone, instant)) before = middle;
+					else after = middle;
+				}
+				changes++;
+				for (let second = after - 60; second <= after + 60; second++)
+					expect(zoneOffset(timeZone, second * 1000), `${timeZone} at ${new Date(second * 1000).toISOString()}`).toBe(
+						namedOffset(timeZone, second * 1000)
+					);
+			}
+		}
+		// two a year in four of the zones for five years, and São Paulo's until 2019
+		expect(changes).toBeGreaterThan(40);
 	});
 });

@@ -73,9 +73,14 @@ export function businessHoursProblem(value: unknown): string | null {
 }
 
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+const HOUR_MS = 3_600_000;
+/** Per zone, its offset through each hour asked about (by `instant / HOUR_MS`), or null when it changes in that hour. */
+const hourOffsets = new Map<string, Map<number, number | null>>();
+/** Hours kept per zone: some years of them; past that the memory starts over. */
+const MAX_HOURS_KEPT = 100_000;
 
-/** The zone's offset from UTC at `instant`, in milliseconds. */
-function zoneOffset(timeZone: string, instant: number): number {
+/** The zone's offset from UTC at `instant`, in milliseconds, read from the time zone database. */
+function lookUpOffset(timeZone: string, instant: number): number {
 	let format = offsetFormats.get(timeZone);
 	if (!format) {
 		format = new Intl.DateTimeFormat('en-US', {
@@ -94,6 +99,28 @@ function zoneOffset(timeZone: string, instant: number): number {
 	for (const part of format.formatToParts(instant)) if (part.type !== 'literal') parts[part.type] = Number(part.value);
 	const wall = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
 	return wall - Math.floor(instant / 1000) * 1000;
+}
+
+/**
+ * The zone's offset from UTC at `instant`, in milliseconds. The database is read once per hour of time
+ * asked about (a count's or a report's thousands of instants fall in far fewer hours): an hour whose
+ * first and last second have the same offset has it throughout, since no zone changes its offset twice
+ * within an hour; one in which it changes is read for every instant.
+ */
+export function zoneOffset(timeZone: string, instant: number): number {
+	let hours = hourOffsets.get(timeZone);
+	if (!hours || hours.size >= MAX_HOURS_KEPT) {
+		hours = new Map();
+		hourOffsets.set(timeZone, hours);
+	}
+	const hour = Math.floor(instant / HOUR_MS);
+	let offset = hours.get(hour);
+	if (offset === undefined) {
+		const first = lookUpOffset(timeZone, hour * HOUR_MS);
+		offset = first === lookUpOffset(timeZone, (hour + 1) * HOUR_MS - 1000) ? first : null;
+		hours.set(hour, offset);
+	}
+	return offset ?? lookUpOffset(timeZone, instant);
 }
 
 /** The instant a wall-clock time of the zone names (`wall` as if it were UTC); in a DST gap, the time after it. */
