@@ -50,8 +50,8 @@ export interface FanoutResult {
 	drainMs: number;
 	/** What the streams received in all, in bytes. */
 	bytes: number;
-	/** Where the run's time went: CPU seconds of the inbox's process and of this bench's, over the run's seconds. */
-	cpu: { inbox: number; bench: number; seconds: number };
+	/** Where the run's time went: CPU seconds of the server's process (the inbox's or the ceiling's) and of this bench's, over the run's seconds. */
+	cpu: { server: number; bench: number; seconds: number };
 	/** What events showed accounts, worked out (database queries) and shared, during the run (`inbox_live_answers_total`). */
 	answers: { worked: number; shared: number };
 }
@@ -130,7 +130,7 @@ async function fanoutRun(target: FanoutTarget, streamCount: number): Promise<Fan
 		const load = loadavg()[0];
 		const pid = target.pid;
 		const answersBefore = await target.answers();
-		const [inboxCpuBefore, benchCpuBefore, startedAt] = [cpuSeconds(pid), cpuSeconds(process.pid), performance.now()];
+		const [serverCpuBefore, benchCpuBefore, startedAt] = [cpuSeconds(pid), cpuSeconds(process.pid), performance.now()];
 		const acks: number[] = [];
 		const sent = await steadyLoad(
 			target.url,
@@ -150,7 +150,7 @@ async function fanoutRun(target: FanoutTarget, streamCount: number): Promise<Fan
 		while (run.received < expected && clockMs() - Math.max(run.lastDelivery, loadEnded) < QUIET_MS)
 			await new Promise((resolve) => setTimeout(resolve, 100));
 		const cpu = {
-			inbox: cpuSeconds(pid) - inboxCpuBefore,
+			server: cpuSeconds(pid) - serverCpuBefore,
 			bench: cpuSeconds(process.pid) - benchCpuBefore,
 			seconds: (performance.now() - startedAt) / 1000
 		};
@@ -184,7 +184,7 @@ function row(result: FanoutResult, reference: FanoutResult): string {
 	const sent = result.streams
 		? `; the streams received ${(result.bytes / 1e6).toFixed(0)} MB (${(result.bytes / 1e6 / result.cpu.seconds).toFixed(0)} MB/s)`
 		: '';
-	const spent = `        CPU over the run's ${result.cpu.seconds.toFixed(1)} s: server ${result.cpu.inbox.toFixed(1)} s, this bench ${result.cpu.bench.toFixed(1)} s; answers worked out ${result.answers.worked}, shared ${result.answers.shared}${sent}`;
+	const spent = `        CPU over the run's ${result.cpu.seconds.toFixed(1)} s: server ${result.cpu.server.toFixed(1)} s, this bench ${result.cpu.bench.toFixed(1)} s; answers worked out ${result.answers.worked}, shared ${result.answers.shared}${sent}`;
 	return `  ${String(result.streams).padStart(5)} streams: ${result.events} events, ack p50 ${result.ack.p50.toFixed(1).padStart(6)} ms   p99 ${result.ack.p99.toFixed(1).padStart(6)} ms   ${delivery} (load ${result.load.toFixed(2)}${ratio})\n${spent}`;
 }
 

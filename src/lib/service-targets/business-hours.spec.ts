@@ -106,13 +106,14 @@ describe('zone offsets', () => {
 		let changes = 0;
 		for (const timeZone of zones) {
 			for (let instant = start; instant < start + 5 * 365 * 86_400_000; instant += step) {
-				expect(zoneOffset(timeZone, instant), `${timeZone} at ${new Date(instant).toISOString()}`).toBe(namedOffset(timeZone, instant));
-				if (namedOffset(timeZone, instant) === namedOffset(timeZone, instant + step)) continue;
+				const named = namedOffset(timeZone, instant);
+				expect(zoneOffset(timeZone, instant), `${timeZone} at ${new Date(instant).toISOString()}`).toBe(named);
+				if (named === namedOffset(timeZone, instant + step)) continue;
 				// the second of the change, then every second of the two minutes around it
 				let [before, after] = [instant / 1000, (instant + step) / 1000];
 				while (after - before > 1) {
 					const middle = Math.floor((before + after) / 2);
-					if (namedOffset(timeZone, middle * 1000) === namedOffset(timeZone, instant)) before = middle;
+					if (namedOffset(timeZone, middle * 1000) === named) before = middle;
 					else after = middle;
 				}
 				changes++;
